@@ -1,0 +1,100 @@
+#include "cli/app.h"
+
+#include <fmt/format.h>
+#include <ostream>
+
+#include "core/version.h"
+
+namespace perfhound::cli {
+namespace {
+
+std::string version_line() {
+  return fmt::format("perfhound {} (git {}, {}, {})", core::tool_version(), core::git_sha(), core::build_type(),
+                     core::compiler());
+}
+
+// CLI11 messages can span lines (e.g. "... Run with --help for more information."); one line is the rule.
+std::string one_line(std::string message) {
+  for (char& c : message) {
+    if (c == '\n') c = ' ';
+  }
+  while (!message.empty() && message.back() == ' ') message.pop_back();
+  return message;
+}
+
+}  // namespace
+
+BuiltApp build_app() {
+  BuiltApp built;
+  built.app = std::make_unique<CLI::App>(
+      "perfhound: find where GPU and LLM-inference time goes, name the bottleneck, prove the change.", "perfhound");
+  CLI::App& app = *built.app;
+  app.set_version_flag("--version", version_line(), "Print the version and git sha, then exit");
+  app.require_subcommand(0, 1);
+  app.footer("Run 'perfhound help <command>' for a command's flags. Exit codes: 0 ok, 1 check failed, 2 usage or "
+             "input error.");
+  built.commands = make_commands();
+  for (auto& command : built.commands) {
+    CLI::App* sub = app.add_subcommand(std::string(command->name()), std::string(command->summary()));
+    command->add_flags(*sub);
+  }
+  return built;
+}
+
+int run_app(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  BuiltApp built = build_app();
+  CLI::App& app = *built.app;
+
+  std::string help_topic;
+  CLI::App* help = app.add_subcommand("help", "Show the flags of one command");
+  help->add_option("command", help_topic, "The command to describe");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    // Help for the innermost subcommand that was named, else the top level.
+    const CLI::App* target = &app;
+    for (const CLI::App* sub : app.get_subcommands()) target = sub;
+    out << target->help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::CallForVersion&) {
+    out << version_line() << '\n';
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    err << "perfhound: " << one_line(e.what()) << " (see 'perfhound --help')\n";
+    return kExitUsage;
+  }
+
+  if (help->parsed()) {
+    if (help_topic.empty()) {
+      out << app.help();
+      return kExitOk;
+    }
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_name() == help_topic && sub != help) {
+        out << sub->help();
+        return kExitOk;
+      }
+    }
+    err << fmt::format("perfhound help: no command named '{}' (see 'perfhound --help')\n", help_topic);
+    return kExitUsage;
+  }
+
+  for (auto& command : built.commands) {
+    if (!app.got_subcommand(std::string(command->name()))) continue;
+    Context context{argc, argv, &out, &err};
+    auto result = command->run(context);
+    if (!result.ok()) {
+      err << fmt::format("perfhound {}: {}\n", command->name(), one_line(result.error().message));
+      return kExitUsage;
+    }
+    return result.value();
+  }
+  out << app.help();
+  return kExitOk;
+}
+
+}  // namespace perfhound::cli

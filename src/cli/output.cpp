@@ -1,0 +1,27 @@
+#include "cli/output.h"
+
+#include <ostream>
+
+#include "report/json_document.h"
+
+namespace perfhound::cli {
+
+void add_output_flags(CLI::App& app, OutputOptions& options) {
+  app.add_flag("--json", options.json, "Print the result as a versioned JSON document on stdout instead of a table");
+  app.add_option("-o,--output", options.output_path, "Also write the JSON document to this file");
+}
+
+core::Status emit_result(const Context& context, const OutputOptions& options, const nlohmann::ordered_json& document,
+                         std::string_view text) {
+  if (!options.output_path.empty()) {
+    PH_TRY(report::write_text_file(options.output_path, document.dump(2) + "\n").with_context("-o"));
+  }
+  if (options.json) {
+    *context.out << document.dump(2) << '\n';
+  } else {
+    *context.out << text;
+  }
+  return {};
+}
+
+}  // namespace perfhound::cli

@@ -1,0 +1,32 @@
+#include "core/diagnostics.h"
+
+#include <array>
+
+namespace perfhound::core {
+
+std::span<const DiagnosticKind> all_diagnostic_kinds() {
+  static constexpr std::array kAll{kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability};
+  return kAll;
+}
+
+std::string_view severity_name(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kSevere: return "severe";
+  }
+  return "unknown";
+}
+
+nlohmann::ordered_json diagnostics_to_json(const std::vector<Diagnostic>& diagnostics) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& d : diagnostics) {
+    out.push_back({{"id", d.kind->id},
+                   {"severity", severity_name(d.kind->severity)},
+                   {"message", d.message},
+                   {"remedy", d.kind->remedy}});
+  }
+  return out;
+}
+
+}  // namespace perfhound::core

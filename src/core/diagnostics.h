@@ -1,0 +1,50 @@
+// The one registry of named diagnostics (STYLE.md rules 9 and 12): every warning perfhound can attach to a
+// result, with its severity, what it means and what to do. Results carry a list of Diagnostic; the terminal
+// prints them after the numbers, JSON writes them under "diagnostics". docs/diagnostics.md lists the same.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace perfhound::core {
+
+enum class Severity { kInfo, kWarning, kSevere };
+
+struct DiagnosticKind {
+  std::string_view id;  // kebab-case, stable: scripts match on it
+  Severity severity;
+  std::string_view meaning;
+  std::string_view remedy;
+};
+
+// Tail percentiles from few samples are mostly the largest one or two values (p99 of 50 samples is an
+// interpolation between the two largest): hyperfine and nvbench warn for the same reason.
+inline constexpr DiagnosticKind kFewSamplesForTail{
+    "few-samples-for-tail", Severity::kWarning,
+    "p99 (or p99.9) rests on fewer than 100 (1000) samples beyond the median, so it is little more than the maximum",
+    "collect more samples before quoting the tail"};
+inline constexpr DiagnosticKind kNoWarmupDiscarded{
+    "no-warmup-discarded", Severity::kInfo,
+    "no leading samples were discarded as warm-up; first iterations often include context creation, "
+    "autotuning and cold caches",
+    "pass --warmup N if the samples are in measurement order"};
+inline constexpr DiagnosticKind kHighVariability{
+    "high-variability", Severity::kWarning,
+    "the coefficient of variation (stddev / mean) exceeds 0.2: the samples are noisy or from more than one mode",
+    "check for interference (other tenants, clocks, thermal) or split the samples by phase"};
+
+std::span<const DiagnosticKind> all_diagnostic_kinds();
+std::string_view severity_name(Severity s);
+
+struct Diagnostic {
+  const DiagnosticKind* kind;
+  std::string message;  // the specific numbers, e.g. "p99 from 42 samples"
+};
+
+nlohmann::ordered_json diagnostics_to_json(const std::vector<Diagnostic>& diagnostics);
+
+}  // namespace perfhound::core

@@ -1,0 +1,187 @@
+// End-to-end tests of the perfhound command line, driven in-process through run_app.
+#include "cli/app.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace perfhound::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct CliRun {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+CliRun run(std::vector<std::string> args) {
+  args.insert(args.begin(), "perfhound");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int code = run_app(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  const auto path = std::filesystem::temp_directory_path() / ("perfhound_cli_test_" + name);
+  std::ofstream(path) << content;
+  return path.string();
+}
+
+std::string one_to_hundred() {
+  std::string s = "# the integers 1..100\n";
+  for (int i = 1; i <= 100; ++i) s += std::to_string(i) + "\n";
+  return s;
+}
+
+TEST(Cli, HelpListsEveryCommand) {
+  const CliRun r = run({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("stats"));
+  EXPECT_THAT(r.out, HasSubstr("help"));
+  EXPECT_THAT(r.out, HasSubstr("Exit codes"));
+}
+
+TEST(Cli, NoArgumentsPrintsHelp) {
+  const CliRun r = run({});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("stats"));
+}
+
+TEST(Cli, VersionHasVersionAndSha) {
+  const CliRun r = run({"--version"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, ::testing::MatchesRegex("perfhound [0-9]+\\.[0-9]+\\.[0-9]+ \\(git ([0-9a-f]+(-dirty)?|unknown), .*\n"));
+}
+
+TEST(Cli, HelpCommandDescribesOneCommand) {
+  CliRun r = run({"help", "stats"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("--warmup"));
+  EXPECT_THAT(r.out, HasSubstr("--json"));
+  r = run({"stats", "--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("--warmup"));
+  r = run({"help", "nosuch"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "perfhound help: no command named 'nosuch' (see 'perfhound --help')\n");
+}
+
+TEST(Cli, UnknownCommandOrFlagIsOneLineAndExitTwo) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"nosuch"}, {"stats", "--nosuch"}, {"stats"}}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << args.back();
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("perfhound: "));
+  }
+}
+
+TEST(Cli, EveryFlagHasHelp) {
+  BuiltApp built = build_app();
+  for (const CLI::App* sub : built.app->get_subcommands({})) {
+    EXPECT_FALSE(sub->get_description().empty()) << sub->get_name();
+    for (const CLI::Option* opt : sub->get_options()) {
+      EXPECT_FALSE(opt->get_description().empty()) << sub->get_name() << " " << opt->get_name();
+    }
+  }
+}
+
+// Expected values: numpy 1.24, `numpy.percentile(numpy.arange(1, 101), [50, 90, 95, 99, 99.9])` =
+// [50.5, 90.1, 95.05, 99.01, 99.901]; mean 50.5, `numpy.std(numpy.arange(1, 101), ddof=1)` = 29.011491975882016.
+TEST(CliStats, JsonSummaryOfOneToHundred) {
+  const CliRun r = run({"stats", temp_file("1to100.txt", one_to_hundred()), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["kind"], "perfhound.stats");
+  const auto& res = doc["result"];
+  EXPECT_EQ(res["count"], 100);
+  EXPECT_DOUBLE_EQ(res["mean"], 50.5);
+  EXPECT_NEAR(res["stddev"].get<double>(), 29.011491975882016, 1e-12);
+  EXPECT_DOUBLE_EQ(res["p50"], 50.5);
+  EXPECT_NEAR(res["p90"].get<double>(), 90.1, 1e-12);
+  EXPECT_NEAR(res["p95"].get<double>(), 95.05, 1e-12);
+  EXPECT_NEAR(res["p99"].get<double>(), 99.01, 1e-12);
+  EXPECT_NEAR(res["p99_9"].get<double>(), 99.901, 1e-12);
+  EXPECT_EQ(res["min"], 1);
+  EXPECT_EQ(res["max"], 100);
+  const auto& ci = res["confidence_intervals"]["p50"];
+  EXPECT_LE(ci["lo"].get<double>(), 50.5);
+  EXPECT_GE(ci["hi"].get<double>(), 50.5);
+  EXPECT_EQ(doc["conditions"]["parameters"]["warmup_discarded"], 0);
+  EXPECT_EQ(doc["conditions"]["parameters"]["bootstrap"]["seed"], 1);
+  // 100 samples is enough for p99 but not for p99.9, nothing was discarded as warm-up, and 1..100 has a
+  // coefficient of variation of 29.0115 / 50.5 = 0.574, above the 0.2 threshold.
+  ASSERT_EQ(doc["diagnostics"].size(), 3u);
+  EXPECT_EQ(doc["diagnostics"][0]["id"], "few-samples-for-tail");
+  EXPECT_EQ(doc["diagnostics"][0]["message"], "p99.9 from 100 samples (want >= 1000)");
+  EXPECT_EQ(doc["diagnostics"][1]["id"], "no-warmup-discarded");
+  EXPECT_EQ(doc["diagnostics"][2]["id"], "high-variability");
+  EXPECT_EQ(doc["diagnostics"][2]["message"], "coefficient of variation 0.57");
+}
+
+// numpy.percentile(numpy.arange(11, 101), 50) = 55.5 after discarding the first 10 samples.
+TEST(CliStats, WarmupIsDiscardedAndReported) {
+  const CliRun r = run({"stats", temp_file("1to100w.txt", one_to_hundred()), "--warmup", "10", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["result"]["count"], 90);
+  EXPECT_EQ(doc["result"]["warmup_discarded"], 10);
+  EXPECT_DOUBLE_EQ(doc["result"]["p50"], 55.5);
+  EXPECT_EQ(doc["result"]["min"], 11);
+}
+
+TEST(CliStats, TimeUnitsBecomeSecondsInJsonAndReadableInText) {
+  const std::string f = temp_file("us.txt", "dur_us\n1000\n2000\n3000\n");
+  CliRun r = run({"stats", f, "--unit", "us", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["result"]["unit"], "s");
+  EXPECT_DOUBLE_EQ(doc["result"]["p50_s"], 2e-3);
+  EXPECT_EQ(doc["conditions"]["parameters"]["column"], "dur_us");
+  r = run({"stats", f, "--unit", "us"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("p50        2.00 ms  [1.00 ms, 3.00 ms]\n"));
+  EXPECT_THAT(r.out, HasSubstr("conditions:"));
+  EXPECT_THAT(r.out, HasSubstr("warning [few-samples-for-tail]"));
+}
+
+TEST(CliStats, OutputFileGetsTheJsonDocument) {
+  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_cli_test_out.json").string();
+  std::filesystem::remove(out);
+  const CliRun r = run({"stats", temp_file("o.txt", one_to_hundred()), "-o", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("p50"));  // the table still goes to stdout
+  std::ifstream in(out);
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["kind"], "perfhound.stats");
+  EXPECT_DOUBLE_EQ(doc["result"]["p50"], 50.5);
+}
+
+TEST(CliStats, BadInputIsOneLineExitTwo) {
+  const std::string bad = temp_file("bad.txt", "1\n2\nthree\n");
+  CliRun r = run({"stats", bad});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "perfhound stats: '" + bad + "' line 3: cannot parse 'three' as a number in column 1\n");
+  r = run({"stats", "/nonexistent/x.txt"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("cannot open '/nonexistent/x.txt'"));
+  r = run({"stats", bad, "--unit", "furlongs"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--unit"));
+  r = run({"stats", temp_file("two.txt", "1\n2\n"), "--warmup", "2"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--warmup 2 discards all 2 samples"));
+  r = run({"stats", temp_file("o2.txt", "1\n2\n"), "-o", "/nonexistent/dir/out.json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("-o: cannot write '/nonexistent/dir/out.json'"));
+}
+
+}  // namespace
+}  // namespace perfhound::cli
