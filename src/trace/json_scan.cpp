@@ -1,7 +1,12 @@
 #include "trace/json_scan.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace perfhound::trace {
 namespace {
@@ -76,6 +81,120 @@ ScanResult scan_json_value(std::string_view text, std::size_t begin) {
     ++p;
   }
   return {ScanStatus::kNeedMoreData, text.size()};
+}
+
+}  // namespace perfhound::trace
+
+namespace perfhound::trace {
+namespace {
+
+struct BlockMasks {
+  std::uint64_t quote = 0, backslash = 0, open = 0, close = 0;
+};
+
+#if defined(__SSE2__)
+// SSE2 is the x86-64 baseline, so this needs no target flags and runs on every x86-64 machine.
+inline std::uint64_t eq_mask(const __m128i (&v)[4], char c) {
+  const __m128i needle = _mm_set1_epi8(c);
+  std::uint64_t m = 0;
+  for (int i = 0; i < 4; ++i) {
+    m |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v[i], needle))))
+         << (16 * i);
+  }
+  return m;
+}
+
+BlockMasks classify(const char* p) {
+  __m128i v[4], folded[4];
+  // '[' (0x5B) | 0x20 is '{' (0x7B) and ']' | 0x20 is '}', and no other byte folds onto either: one compare
+  // finds both openers, one both closers.
+  const __m128i case_bit = _mm_set1_epi8(0x20);
+  for (int i = 0; i < 4; ++i) {
+    v[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+    folded[i] = _mm_or_si128(v[i], case_bit);
+  }
+  return {eq_mask(v, '"'), eq_mask(v, '\\'), eq_mask(folded, '{'), eq_mask(folded, '}')};
+}
+#else
+BlockMasks classify(const char* p) {
+  BlockMasks m;
+  for (int i = 0; i < 64; ++i) {
+    const std::uint64_t bit = std::uint64_t{1} << i;
+    switch (p[i]) {
+      case '"': m.quote |= bit; break;
+      case '\\': m.backslash |= bit; break;
+      case '{': case '[': m.open |= bit; break;
+      case '}': case ']': m.close |= bit; break;
+      default: break;
+    }
+  }
+  return m;
+}
+#endif
+
+// Bit i set iff an odd number of quote bits are set at or below i: the "inside a string" mask.
+inline std::uint64_t prefix_xor(std::uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+
+}  // namespace
+
+ArrayScan scan_array_elements(std::string_view text, std::size_t from, ArrayScanState& state) {
+  ArrayScan result{text.size(), std::string_view::npos, std::string_view::npos};
+  for (std::size_t block = from; block < text.size(); block += 64) {
+    const std::size_t n = std::min<std::size_t>(64, text.size() - block);
+    BlockMasks m;
+    if (n == 64) {
+      m = classify(text.data() + block);
+    } else {
+      char tail[64] = {};  // the last partial block: a copy, so nothing past the text is read
+      std::memcpy(tail, text.data() + block, n);
+      m = classify(tail);
+    }
+    // Escapes are rare in traces (kernel names have none); only blocks with a backslash, or one carried in,
+    // take the byte loop that marks which bytes are escaped.
+    std::uint64_t escaped = 0;
+    if (m.backslash != 0 || state.escaped) {
+      bool esc = state.escaped;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (esc) {
+          escaped |= std::uint64_t{1} << i;
+          esc = false;
+        } else if ((m.backslash >> i) & 1u) {
+          esc = true;
+        }
+      }
+      state.escaped = esc;
+    }
+    const std::uint64_t quotes = m.quote & ~escaped;
+    std::uint64_t in_string = prefix_xor(quotes);
+    if (state.in_string) in_string = ~in_string;
+    state.in_string = ((in_string >> (n - 1)) & 1u) != 0;
+    const std::uint64_t opens = m.open & ~in_string;
+    const std::uint64_t closes = m.close & ~in_string;
+    std::uint64_t brackets = opens | closes;
+    while (brackets != 0) {
+      const int i = __builtin_ctzll(brackets);
+      const std::uint64_t bit = std::uint64_t{1} << i;
+      brackets &= brackets - 1;
+      if ((opens & bit) != 0) {
+        ++state.depth;
+      } else if (state.depth == 0) {
+        result.array_end = block + static_cast<std::size_t>(i);
+        result.scanned_to = result.array_end;
+        return result;
+      } else if (--state.depth == 0) {
+        result.last_element_end = block + static_cast<std::size_t>(i) + 1;
+      }
+    }
+  }
+  return result;
 }
 
 }  // namespace perfhound::trace

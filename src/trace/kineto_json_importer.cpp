@@ -225,16 +225,17 @@ class KinetoReader {
   }
 
   // Reads more input, keeping buffer_[keep_from, end_) (moved to index 1: index 0 stays free so a batch can
-  // be framed with '[' in place). Flushes the pending batch first, since its bytes are about to move.
-  // Returns false at end of input.
+  // be framed with '[' in place). Indexes into the buffer shift down by last_shift_; pos_ is adjusted here,
+  // callers adjust their own. Returns false at end of input.
   Result<bool> refill(std::size_t keep_from) {
-    PH_TRY(flush_batch());
+    last_shift_ = 0;
     if (eof_) return false;
     const std::size_t live = end_ - keep_from;
     if (keep_from != 1) {
       std::memmove(buffer_.data() + 1, buffer_.data() + keep_from, live);
-      base_offset_ += keep_from - 1;
-      pos_ -= keep_from - 1;
+      last_shift_ = keep_from - 1;
+      base_offset_ += last_shift_;
+      pos_ -= std::min(pos_, last_shift_);
       end_ = live + 1;
     }
     // One value larger than the buffer (a huge deviceProperties, say) grows it rather than failing.
@@ -407,42 +408,47 @@ class KinetoReader {
   // --- events ------------------------------------------------------------------------------------------
 
   // Reads the elements of the traceEvents array up to and including its ']'; pos_ starts after the '['.
+  // scan_array_elements() finds where whole events end 64 bytes at a time; each refill first hands the
+  // complete events read so far to simdjson, so only one partial event is ever carried over.
   Status read_events() {
+    std::size_t begin = pos_;  // first byte not yet parsed
+    std::size_t scanned = pos_;
+    std::size_t complete_end = pos_;  // one past the last whole event found
+    ArrayScanState state;
     while (true) {
-      PH_ASSIGN_OR_RETURN(char c, peek_non_space());
-      if (c == ']') {
-        ++pos_;
-        return flush_batch();
+      const ArrayScan scan = scan_array_elements(std::string_view(buffer_.data(), end_), scanned, state);
+      scanned = scan.scanned_to;
+      if (scan.last_element_end != std::string_view::npos) complete_end = scan.last_element_end;
+      if (scan.array_end != std::string_view::npos) {
+        PH_TRY(parse_events(begin, scan.array_end));
+        pos_ = scan.array_end + 1;
+        return {};
       }
-      if (c == '\0') return truncated(fmt::format("traceEvents, after {} events", events_seen_));
-      PH_ASSIGN_OR_RETURN(const std::size_t end, scan_value([&] { return fmt::format("traceEvents event {}", events_seen_ + 1); }));
-      if (batch_begin_ == kNoBatch) batch_begin_ = pos_;
-      batch_end_ = end;
-      pos_ = end;
-      ++events_seen_;
-      PH_ASSIGN_OR_RETURN(c, peek_non_space());
-      if (c == ',') {
-        ++pos_;
-      } else if (c != ']') {
-        if (c == '\0') return truncated(fmt::format("traceEvents, after {} events", events_seen_));
-        return error_here(fmt::format("expected ',' or ']' after event {}, found '{}'", events_seen_, printable(c)));
+      if (complete_end > begin) {
+        PH_TRY(parse_events(begin, complete_end));
+        begin = complete_end;
       }
+      PH_ASSIGN_OR_RETURN(const bool more, refill(begin));
+      begin -= last_shift_;
+      scanned -= last_shift_;
+      complete_end -= last_shift_;
+      if (!more) return truncated(fmt::format("traceEvents, after {} events", timeline_.stats.events_read));
     }
   }
 
-  // Parses the complete events in buffer_[batch_begin_, batch_end_) as one JSON array, framed in place with
-  // '[' and ']' over the separator bytes around it (restored afterwards).
-  Status flush_batch() {
-    if (batch_begin_ == kNoBatch) return {};
-    const std::size_t begin = batch_begin_ - 1;  // index 0 is kept free for this by refill()
-    const std::size_t end = batch_end_;
-    batch_begin_ = kNoBatch;
-    const char saved_open = buffer_[begin];
+  // Parses the events in buffer_[begin, end) (separators around them allowed) as one JSON array, framed in
+  // place with '[' and ']' over the bytes just outside it (restored afterwards).
+  Status parse_events(std::size_t begin, std::size_t end) {
+    auto separator = [](char c) { return c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+    while (begin < end && separator(buffer_[begin])) ++begin;
+    while (end > begin && separator(buffer_[end - 1]) && buffer_[end - 1] != ',') --end;
+    if (begin == end) return {};
+    const char saved_open = buffer_[begin - 1];  // index 0 is kept free for this by refill()
     const char saved_close = buffer_[end];
-    buffer_[begin] = '[';
+    buffer_[begin - 1] = '[';
     buffer_[end] = ']';
-    const Status status = parse_batch(begin, end + 1);
-    buffer_[begin] = saved_open;
+    const Status status = parse_batch(begin - 1, end + 1);
+    buffer_[begin - 1] = saved_open;
     buffer_[end] = saved_close;
     return status;
   }
@@ -487,19 +493,21 @@ class KinetoReader {
     bool pid_numeric = false, tid_numeric = false;
     std::int64_t correlation = -1, external_id = -1, device = -1, stream = -1;
     std::uint64_t bytes = 0;
+
+    // GPU rows use pid = device and tid = stream; args repeat them and win when present.
+    std::int32_t gpu_device() const {
+      return static_cast<std::int32_t>(device >= 0 ? device : pid_numeric ? pid : 0);
+    }
+    std::int64_t gpu_stream() const { return stream >= 0 ? stream : tid_numeric ? tid : 0; }
   };
 
   static simdjson::error_code read_int(od::value value, std::int64_t& out) {
+    if (value.get_int64().get(out) == simdjson::SUCCESS) return simdjson::SUCCESS;
     // Ids are integers, but some writers emit 7.0; accept a double holding an integer.
-    od::number_type type;
-    if (auto e = value.get_number_type().get(type)) return e;
-    if (type == od::number_type::floating_point_number) {
-      double d = 0;
-      if (auto e = value.get_double().get(d)) return e;
-      out = static_cast<std::int64_t>(d);
-      return simdjson::SUCCESS;
-    }
-    return value.get_int64().get(out);
+    double d = 0;
+    if (auto e = value.get_double().get(d)) return e;
+    out = static_cast<std::int64_t>(d);
+    return simdjson::SUCCESS;
   }
 
   // Reads one event object. Returns an Error only for input that must stop the import.
@@ -597,9 +605,8 @@ class KinetoReader {
         GpuActivity a;
         a.start_ns = *ev.ts_ns;
         a.dur_ns = *ev.dur_ns;
-        // GPU rows use pid = device and tid = stream; args repeat them and win when present.
-        a.device = static_cast<std::int32_t>(ev.device >= 0 ? ev.device : ev.pid_numeric ? ev.pid : 0);
-        a.stream = ev.stream >= 0 ? ev.stream : ev.tid_numeric ? ev.tid : 0;
+        a.device = ev.gpu_device();
+        a.stream = ev.gpu_stream();
         a.kind = category == Category::kKernel ? GpuKind::kKernel
                  : category == Category::kMemcpy ? GpuKind::kMemcpy
                                                  : GpuKind::kMemset;
@@ -620,8 +627,8 @@ class KinetoReader {
         GpuAnnotation a;
         a.start_ns = *ev.ts_ns;
         a.dur_ns = *ev.dur_ns;
-        a.device = static_cast<std::int32_t>(ev.device >= 0 ? ev.device : ev.pid_numeric ? ev.pid : 0);
-        a.stream = ev.stream >= 0 ? ev.stream : ev.tid_numeric ? ev.tid : 0;
+        a.device = ev.gpu_device();
+        a.stream = ev.gpu_stream();
         a.name = name;
         timeline_.gpu_annotations.push_back(a);
         break;
@@ -655,7 +662,6 @@ class KinetoReader {
                              source_->path(), timeline_.stats.events_read, seen)};
   }
 
-  static constexpr std::size_t kNoBatch = std::numeric_limits<std::size_t>::max();
   // Past the last byte read: one byte for the ']' that frames a batch, then simdjson's required padding.
   static constexpr std::size_t kTailReserve = 1 + simdjson::SIMDJSON_PADDING;
 
@@ -665,9 +671,7 @@ class KinetoReader {
   std::size_t end_ = 1;  // one past the last byte read
   std::uint64_t base_offset_ = 0;  // file offset of buffer_[1] (index 0 is the spare framing byte)
   bool eof_ = false;
-  std::size_t batch_begin_ = kNoBatch;
-  std::size_t batch_end_ = 0;
-  std::uint64_t events_seen_ = 0;
+  std::size_t last_shift_ = 0;  // how far the last refill() moved the buffer's contents down
   bool saw_events_ = false;
   std::string top_level_keys_;
   std::int64_t window_lo_ = std::numeric_limits<std::int64_t>::max();

@@ -1,0 +1,334 @@
+#include "trace/gap_attribution.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace perfhound::trace {
+namespace {
+
+constexpr auto kSync = static_cast<std::size_t>(HostCategory::kSync);
+constexpr auto kMemcpy = static_cast<std::size_t>(HostCategory::kMemcpy);
+constexpr auto kComm = static_cast<std::size_t>(HostCategory::kCommunication);
+constexpr auto kLaunch = static_cast<std::size_t>(HostCategory::kLaunch);
+constexpr auto kNothing = static_cast<std::size_t>(HostCategory::kNothingRecorded);
+
+GpuActivity kernel(std::int64_t start_ns, std::int64_t dur_ns, std::int32_t device = 0) {
+  GpuActivity a;
+  a.start_ns = start_ns;
+  a.dur_ns = dur_ns;
+  a.device = device;
+  a.stream = 7;
+  return a;
+}
+
+void add_host(Timeline& t, HostKind kind, std::string_view name, std::int64_t start_ns, std::int64_t dur_ns,
+              std::int64_t tid = 1, std::int64_t correlation = -1) {
+  HostEvent e;
+  e.kind = kind;
+  e.name = t.strings.intern(name);
+  e.start_ns = start_ns;
+  e.dur_ns = dur_ns;
+  e.tid = tid;
+  e.correlation = correlation;
+  t.host.push_back(e);
+}
+
+TEST(ClassifyHostEventTest, RuleTable) {
+  auto c = [](HostKind kind, std::string_view name, bool pageable = false) {
+    return classify_host_event(kind, name, pageable);
+  };
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaStreamSynchronize"), HostCategory::kSync);
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaDeviceSynchronize"), HostCategory::kSync);
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaEventSynchronize"), HostCategory::kSync);
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaStreamWaitEvent"), HostCategory::kSync);
+  EXPECT_EQ(c(HostKind::kDriver, "cuCtxSynchronize"), HostCategory::kSync);
+  EXPECT_EQ(c(HostKind::kSync, "Stream sync"), HostCategory::kSync);  // any name of the tracer's own sync kind
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaMemcpy"), HostCategory::kMemcpy);
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaMemcpy2D"), HostCategory::kMemcpy);
+  EXPECT_EQ(c(HostKind::kDriver, "cuMemcpyHtoD"), HostCategory::kMemcpy);
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaMemcpyAsync", true), HostCategory::kMemcpy);
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaMemcpyAsync", false), HostCategory::kLaunch);
+  EXPECT_EQ(c(HostKind::kUserAnnotation, "nccl:all_reduce"), HostCategory::kCommunication);
+  EXPECT_EQ(c(HostKind::kCpuOp, "record_param_comms"), HostCategory::kCommunication);
+  EXPECT_EQ(c(HostKind::kCpuOp, "c10d::allreduce_"), HostCategory::kCommunication);
+  EXPECT_EQ(c(HostKind::kUserAnnotation, "ncclAllReduce"), HostCategory::kCommunication);
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaLaunchKernel"), HostCategory::kLaunch);
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaLaunchKernelExC"), HostCategory::kLaunch);
+  EXPECT_EQ(c(HostKind::kDriver, "cuLaunchKernel"), HostCategory::kLaunch);
+  EXPECT_EQ(c(HostKind::kDriver, "cuLaunchKernelEx"), HostCategory::kLaunch);
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaGraphLaunch"), HostCategory::kLaunch);
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaMemsetAsync"), HostCategory::kLaunch);
+  EXPECT_EQ(c(HostKind::kCpuOp, "aten::mm"), HostCategory::kLaunch);
+  // Events that say nothing about the gap.
+  EXPECT_EQ(c(HostKind::kUserAnnotation, "ProfilerStep#3"), std::nullopt);
+  EXPECT_EQ(c(HostKind::kUserAnnotation, "small_ops_eager"), std::nullopt);
+  EXPECT_EQ(c(HostKind::kPython, "<module>"), std::nullopt);
+  EXPECT_EQ(c(HostKind::kRuntime, "cudaStreamIsCapturing"), std::nullopt);
+  EXPECT_EQ(c(HostKind::kRuntime, "INVALID"), std::nullopt);
+  // Kind matters: an API name on a cpu_op is just a cpu_op, an aten name on a runtime row is nothing.
+  EXPECT_EQ(c(HostKind::kCpuOp, "cudaStreamSynchronize"), HostCategory::kLaunch);
+  EXPECT_EQ(c(HostKind::kRuntime, "aten::mm"), std::nullopt);
+}
+
+TEST(GapBucketTest, BoundariesAreExclusiveUpperBounds) {
+  EXPECT_EQ(gap_bucket_of(1), 0u);
+  EXPECT_EQ(gap_bucket_of(999), 0u);
+  EXPECT_EQ(gap_bucket_of(1'000), 1u);
+  EXPECT_EQ(gap_bucket_of(9'999), 1u);
+  EXPECT_EQ(gap_bucket_of(10'000), 2u);
+  EXPECT_EQ(gap_bucket_of(99'999), 2u);
+  EXPECT_EQ(gap_bucket_of(100'000), 3u);
+  EXPECT_EQ(gap_bucket_of(999'999), 3u);
+  EXPECT_EQ(gap_bucket_of(1'000'000), 4u);
+  EXPECT_EQ(gap_bucket_of(9'999'999), 4u);
+  EXPECT_EQ(gap_bucket_of(10'000'000), 5u);
+  EXPECT_EQ(gap_bucket_of(3'600'000'000'000), 5u);
+  EXPECT_EQ(gap_bucket_name(0), "lt_1us");
+  EXPECT_EQ(gap_bucket_name(5), "ge_10ms");
+}
+
+TEST(GapAttributionTest, EachGapToItsCategory) {
+  Timeline t;
+  // GPU: [0,100) [200,300) memcpy [400,500) [600,700) [800,900) [1000,1100).
+  // Interior gaps: [100,200) [300,400) [500,600) [700,800) [900,1000), 100 ns each.
+  t.gpu = {kernel(0, 100), kernel(200, 100), kernel(600, 100), kernel(800, 100), kernel(1000, 100)};
+  GpuActivity copy = kernel(400, 100);
+  copy.kind = GpuKind::kMemcpy;
+  copy.correlation = 5;
+  copy.direction = CopyDirection::kHostToDevice;
+  copy.src_memory = MemoryKind::kPageable;
+  copy.dst_memory = MemoryKind::kDevice;
+  t.gpu.push_back(copy);
+  add_host(t, HostKind::kRuntime, "cudaStreamSynchronize", 90, 120);            // covers gap 1
+  add_host(t, HostKind::kRuntime, "cudaMemcpyAsync", 300, 200, 1, 5);           // pageable: gap 2
+  add_host(t, HostKind::kUserAnnotation, "nccl:all_reduce", 500, 100);          // gap 3
+  add_host(t, HostKind::kCpuOp, "aten::mul", 650, 130);                         // gap 4: [700,780) = 80
+  // Gap 5 has only events that say nothing: a Python frame and the step annotation over everything.
+  add_host(t, HostKind::kPython, "<module>", 0, 1100, 2);
+  add_host(t, HostKind::kUserAnnotation, "ProfilerStep#1", 0, 1100, 2);
+  finalize_timeline(t);
+
+  const auto r = gap_attribution(t);
+  EXPECT_EQ(r.host_event_count, 6u);
+  EXPECT_EQ(r.host_events_by_category[kSync], 1u);
+  EXPECT_EQ(r.host_events_by_category[kMemcpy], 1u);
+  EXPECT_EQ(r.host_events_by_category[kComm], 1u);
+  EXPECT_EQ(r.host_events_by_category[kLaunch], 1u);
+  EXPECT_EQ(r.host_events_by_category[kNothing], 2u);
+  ASSERT_EQ(r.devices.size(), 1u);
+  const auto& d = r.devices[0];
+  ASSERT_EQ(d.gap_count, 5u);
+  EXPECT_EQ(d.idle_ns, 500);
+  EXPECT_EQ(d.leading_idle_ns, 0);
+  EXPECT_EQ(d.trailing_idle_ns, 0);
+  EXPECT_EQ(d.gaps[0].category, HostCategory::kSync);
+  EXPECT_EQ(d.gaps[0].ns_by_category[kSync], 100);
+  EXPECT_EQ(d.gaps[1].category, HostCategory::kMemcpy);
+  EXPECT_EQ(d.gaps[2].category, HostCategory::kCommunication);
+  EXPECT_EQ(d.gaps[3].category, HostCategory::kLaunch);
+  EXPECT_EQ(d.gaps[3].ns_by_category[kLaunch], 80);
+  EXPECT_EQ(d.gaps[3].ns_by_category[kNothing], 20);
+  EXPECT_EQ(d.gaps[4].category, HostCategory::kNothingRecorded);
+  EXPECT_EQ(d.gaps[4].ns_by_category[kNothing], 100);
+
+  EXPECT_EQ(d.categories[kSync].idle_ns, 100);
+  EXPECT_EQ(d.categories[kMemcpy].idle_ns, 100);
+  EXPECT_EQ(d.categories[kComm].idle_ns, 100);
+  EXPECT_EQ(d.categories[kLaunch].idle_ns, 80);
+  EXPECT_EQ(d.categories[kNothing].idle_ns, 120);
+  EXPECT_DOUBLE_EQ(d.categories[kNothing].idle_ratio, 120.0 / 500.0);
+  for (std::size_t c = 0; c < kHostCategoryCount; ++c) EXPECT_EQ(d.categories[c].gap_count, 1u) << c;
+}
+
+TEST(GapAttributionTest, PinnedAsyncCopyIsLaunchNotMemcpy) {
+  Timeline t;
+  t.gpu = {kernel(0, 100), kernel(200, 100)};
+  GpuActivity copy = kernel(300, 10);
+  copy.kind = GpuKind::kMemcpy;
+  copy.correlation = 9;
+  copy.src_memory = MemoryKind::kDevice;
+  copy.dst_memory = MemoryKind::kPinned;
+  t.gpu.push_back(copy);
+  add_host(t, HostKind::kRuntime, "cudaMemcpyAsync", 100, 100, 1, 9);
+  finalize_timeline(t);
+  const auto r = gap_attribution(t);
+  EXPECT_EQ(r.devices.at(0).gaps.at(0).category, HostCategory::kLaunch);
+}
+
+TEST(GapAttributionTest, PriorityRuleSplitsOneGap) {
+  Timeline t;
+  // One gap [100, 200). cpu_op [50, 250) covers all of it (launch).
+  //   sync   cudaStreamSynchronize [150, 180)                      -> sync   30
+  //   memcpy cudaMemcpy [170, 190), minus sync [170, 180)           -> memcpy 10 ([180, 190))
+  //   comm   nccl:all_reduce [120, 160), minus sync [150, 160)      -> comm   30 ([120, 150))
+  //   launch the rest: 100 - 30 - 10 - 30                           -> launch 30
+  // sync, comm and launch tie at 30: the gap goes to sync, the highest priority.
+  t.gpu = {kernel(0, 100), kernel(200, 100)};
+  add_host(t, HostKind::kCpuOp, "aten::item", 50, 200, 1);
+  add_host(t, HostKind::kRuntime, "cudaStreamSynchronize", 150, 30, 1);
+  add_host(t, HostKind::kRuntime, "cudaMemcpy", 170, 20, 2);
+  add_host(t, HostKind::kUserAnnotation, "nccl:all_reduce", 120, 40, 3);
+  finalize_timeline(t);
+
+  const auto r = gap_attribution(t);
+  const auto& d = r.devices.at(0);
+  ASSERT_EQ(d.gaps.size(), 1u);
+  const auto& g = d.gaps[0];
+  EXPECT_EQ(g.ns_by_category[kSync], 30);
+  EXPECT_EQ(g.ns_by_category[kMemcpy], 10);
+  EXPECT_EQ(g.ns_by_category[kComm], 30);
+  EXPECT_EQ(g.ns_by_category[kLaunch], 30);
+  EXPECT_EQ(g.ns_by_category[kNothing], 0);
+  EXPECT_EQ(g.category, HostCategory::kSync);
+}
+
+TEST(GapAttributionTest, LargestPartWinsOverPriority) {
+  Timeline t;
+  // Gap [100, 200): sync covers 10 ns, a cpu_op covers 60 ns, nothing the remaining 30.
+  t.gpu = {kernel(0, 100), kernel(200, 100)};
+  add_host(t, HostKind::kRuntime, "cudaDeviceSynchronize", 100, 10);
+  add_host(t, HostKind::kCpuOp, "aten::add", 110, 60);
+  finalize_timeline(t);
+  const auto r = gap_attribution(t);
+  const auto& g = r.devices.at(0).gaps.at(0);
+  EXPECT_EQ(g.ns_by_category[kSync], 10);
+  EXPECT_EQ(g.ns_by_category[kLaunch], 60);
+  EXPECT_EQ(g.ns_by_category[kNothing], 30);
+  EXPECT_EQ(g.category, HostCategory::kLaunch);
+}
+
+TEST(GapAttributionTest, ThreadsAreUnionedPerCategory) {
+  Timeline t;
+  // Gap [100, 200). cpu_ops on two threads: [100, 150) and [120, 170) -> union [100, 170) = 70, not 100.
+  t.gpu = {kernel(0, 100), kernel(200, 100)};
+  add_host(t, HostKind::kCpuOp, "aten::mul", 100, 50, 1);
+  add_host(t, HostKind::kCpuOp, "aten::add", 120, 50, 2);
+  finalize_timeline(t);
+  const auto r = gap_attribution(t);
+  const auto& g = r.devices.at(0).gaps.at(0);
+  EXPECT_EQ(g.ns_by_category[kLaunch], 70);
+  EXPECT_EQ(g.ns_by_category[kNothing], 30);
+}
+
+TEST(GapAttributionTest, HostEventSpanningSeveralGaps) {
+  Timeline t;
+  // One cpu_op [50, 450) covers gaps [100,200) and [300,400) fully; the third gap [500,600) is uncovered.
+  t.gpu = {kernel(0, 100), kernel(200, 100), kernel(400, 100), kernel(600, 100)};
+  add_host(t, HostKind::kCpuOp, "aten::mm", 50, 400);
+  finalize_timeline(t);
+  const auto r = gap_attribution(t);
+  const auto& d = r.devices.at(0);
+  ASSERT_EQ(d.gaps.size(), 3u);
+  EXPECT_EQ(d.gaps[0].ns_by_category[kLaunch], 100);
+  EXPECT_EQ(d.gaps[1].ns_by_category[kLaunch], 100);
+  EXPECT_EQ(d.gaps[2].ns_by_category[kLaunch], 0);
+  EXPECT_EQ(d.gaps[2].category, HostCategory::kNothingRecorded);
+}
+
+TEST(GapAttributionTest, HistogramAndShortGaps) {
+  Timeline t;
+  const std::int64_t gaps[] = {999, 1'000, 9'999, 10'000, 99'999, 100'000, 999'999, 1'000'000, 9'999'999, 10'000'000};
+  std::int64_t at = 0;
+  t.gpu.push_back(kernel(at, 1));
+  at += 1;
+  for (const std::int64_t g : gaps) {
+    at += g;
+    t.gpu.push_back(kernel(at, 1));
+    at += 1;
+  }
+  finalize_timeline(t);
+  const auto r = gap_attribution(t);
+  const auto& d = r.devices.at(0);
+  ASSERT_EQ(d.gap_count, 10u);
+  // 999 | 1'000, 9'999 | 10'000, 99'999 | 100'000, 999'999 | 1'000'000, 9'999'999 | 10'000'000
+  const std::uint64_t expected[kGapBucketCount] = {1, 2, 2, 2, 2, 1};
+  for (std::size_t b = 0; b < kGapBucketCount; ++b) EXPECT_EQ(d.histogram[b].gap_count, expected[b]) << b;
+  EXPECT_EQ(d.histogram[0].idle_ns, 999);
+  EXPECT_EQ(d.histogram[1].idle_ns, 1'000 + 9'999);
+  EXPECT_EQ(d.histogram[5].idle_ns, 10'000'000);
+  EXPECT_EQ(d.short_gap_count, 3u);  // 999, 1000, 9999: 10'000 itself is not under 10 us
+  EXPECT_EQ(d.short_gap_idle_ns, 999 + 1'000 + 9'999);
+}
+
+TEST(GapAttributionTest, LeadingAndTrailingIdleAreNotAttributed) {
+  Timeline t;
+  t.gpu = {kernel(100, 100), kernel(300, 100)};
+  add_host(t, HostKind::kRuntime, "cudaDeviceSynchronize", 0, 1000);
+  finalize_timeline(t);  // window [0, 1000)
+  const auto r = gap_attribution(t);
+  const auto& d = r.devices.at(0);
+  EXPECT_EQ(d.leading_idle_ns, 100);
+  EXPECT_EQ(d.trailing_idle_ns, 600);
+  EXPECT_EQ(d.gap_count, 1u);
+  EXPECT_EQ(d.idle_ns, 100);
+  EXPECT_EQ(d.categories[kSync].idle_ns, 100);
+}
+
+TEST(GapAttributionTest, NoGpuEventsAndNoHostEvents) {
+  Timeline none;
+  DeviceInfo device;
+  device.id = 0;
+  none.info.devices.push_back(device);
+  add_host(none, HostKind::kCpuOp, "aten::mm", 0, 100);
+  finalize_timeline(none);
+  const auto r = gap_attribution(none);
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].gap_count, 0u);
+  EXPECT_EQ(r.devices[0].idle_ns, 0);
+  EXPECT_EQ(r.devices[0].leading_idle_ns, 100);  // the whole window, unattributed
+  EXPECT_EQ(r.devices[0].categories[kLaunch].idle_ratio, 0.0);
+
+  Timeline no_host;
+  no_host.gpu = {kernel(0, 10), kernel(20, 10)};
+  finalize_timeline(no_host);
+  const auto r2 = gap_attribution(no_host);
+  EXPECT_EQ(r2.devices.at(0).gaps.at(0).category, HostCategory::kNothingRecorded);
+  EXPECT_EQ(r2.devices.at(0).categories[kNothing].idle_ns, 10);
+  EXPECT_DOUBLE_EQ(r2.devices.at(0).categories[kNothing].idle_ratio, 1.0);
+}
+
+TEST(GapAttributionTest, LinearOnLargeTraces) {
+  // 100k gaps and 200k host events. A per-gap scan of host events would be 2e10 steps; the sweep is 3e5.
+  Timeline t;
+  constexpr int kKernels = 100'000;
+  t.gpu.reserve(kKernels);
+  for (int i = 0; i < kKernels; ++i) {
+    t.gpu.push_back(kernel(std::int64_t{i} * 1000, 600));
+    add_host(t, HostKind::kRuntime, "cudaLaunchKernel", std::int64_t{i} * 1000 + 650, 100, 1);
+    add_host(t, HostKind::kCpuOp, "aten::add", std::int64_t{i} * 1000 + 600, 300, 2);
+  }
+  finalize_timeline(t);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = gap_attribution(t);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  const auto& d = r.devices.at(0);
+  EXPECT_EQ(d.gap_count, static_cast<std::uint64_t>(kKernels - 1));
+  EXPECT_EQ(d.categories[kLaunch].idle_ns, std::int64_t{kKernels - 1} * 300);
+  EXPECT_EQ(d.categories[kNothing].idle_ns, std::int64_t{kKernels - 1} * 100);
+  EXPECT_LT(std::chrono::duration_cast<std::chrono::seconds>(elapsed).count(), 5);
+}
+
+TEST(GapAttributionTest, JsonShape) {
+  Timeline t;
+  t.gpu = {kernel(0, 100), kernel(1'100, 100), kernel(1'300, 100)};
+  add_host(t, HostKind::kRuntime, "cudaStreamSynchronize", 100, 1'000);
+  finalize_timeline(t);
+  const auto j = to_json(gap_attribution(t), 1);
+  const auto& d = j["devices"][0];
+  EXPECT_EQ(d["gap_count"].get<int>(), 2);
+  EXPECT_DOUBLE_EQ(d["idle_s"].get<double>(), 1'100e-9);
+  EXPECT_DOUBLE_EQ(d["categories"]["sync"]["idle_s"].get<double>(), 1'000e-9);
+  EXPECT_EQ(d["categories"]["nothing_recorded"]["gap_count"].get<int>(), 1);
+  ASSERT_EQ(d["longest_gaps"].size(), 1u);
+  EXPECT_EQ(d["longest_gaps"][0]["category"], "sync");
+  EXPECT_EQ(d["histogram"][2]["bucket"], "10us_100us");
+  EXPECT_TRUE(d["histogram"][5]["upper_s"].is_null());
+  EXPECT_DOUBLE_EQ(d["histogram"][1]["lower_s"].get<double>(), 1e-6);
+}
+
+}  // namespace
+}  // namespace perfhound::trace
