@@ -36,7 +36,8 @@ std::uint64_t uniform_index(std::mt19937_64& rng, std::uint64_t n) {
   return static_cast<std::uint64_t>(product >> 64);
 }
 
-std::string format_number(double x) {
+// A caller's number as they would have written it, for quoting in messages ("0.95", not "0.950000").
+std::string input_text(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.10g", x);
   return buf;
@@ -50,7 +51,7 @@ Result<Interval> bootstrap_ci(std::span<const double> samples, const SortedStati
     return Error{"bootstrap: need at least 2 samples, got " + std::to_string(samples.size())};
   }
   if (!(confidence > 0.0 && confidence < 1.0)) {  // written so NaN fails too
-    return Error{"bootstrap: confidence " + format_number(confidence) +
+    return Error{"bootstrap: confidence " + input_text(confidence) +
                  " is not strictly between 0 and 1 (use e.g. 0.95)"};
   }
   if (resamples < kMinBootstrapResamples) {
@@ -96,7 +97,7 @@ Result<Interval> bootstrap_ci(std::span<const double> samples, const SortedStati
 Result<Interval> bootstrap_percentile_ci(std::span<const double> samples, double q, double confidence,
                                          int resamples, std::uint64_t seed) {
   if (!(q >= 0.0 && q <= 100.0)) {
-    return Error{"bootstrap: percentile " + format_number(q) + " is outside [0, 100]"};
+    return Error{"bootstrap: percentile " + input_text(q) + " is outside [0, 100]"};
   }
   return bootstrap_ci(
       samples, [q](std::span<const double> sorted) { return percentile_of_sorted(sorted, q); }, confidence,

@@ -34,7 +34,7 @@ class LogHistogram {
   static constexpr int kMinSignificantDigits = 1;
   static constexpr int kMaxSignificantDigits = 5;
 
-  // Errors: significant_digits outside [1, 5], or highest_trackable_value < 2. The message quotes both.
+  // Errors: significant_digits outside [1, 5], or highest_trackable_value < 2; the message quotes the value.
   static Result<LogHistogram> create(std::int64_t highest_trackable_value, int significant_digits);
 
   // For configs fixed in code; an invalid config is a bug (PH_CHECK). Use create() for configs from input.

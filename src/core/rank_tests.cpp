@@ -1,14 +1,15 @@
 // Mann-Whitney U: Mann & Whitney (1947), Ann. Math. Statist. 18(1):50-60. The tie-corrected variance
 //   sigma^2 = n1 n2 / 12 * ((n + 1) - sum(t^3 - t) / (n (n - 1))),  t = size of each group of tied values,
-// and the continuity correction follow scipy/stats/_mannwhitneyu.py (1.10), which cites Lehmann (2006),
-// Nonparametrics, and the two-sided p = 2 * sf((max(U1, U2) - n1 n2 / 2 - 0.5) / sigma), clipped to 1.
+// the continuity correction and the two-sided p = 2 * sf((max(U1, U2) - n1 n2 / 2 - 0.5) / sigma), clipped
+// to 1, are those of scipy/stats/_mannwhitneyu.py (scipy 1.10), so results can be checked against it.
 //
-// Hodges-Lehmann: Hodges & Lehmann (1963), Ann. Math. Statist. 34(2):598-611; interval: Moses (1965),
-// in Hollander & Wolfe (1999), Nonparametric Statistical Methods, 2nd ed., section 4.3. The k-th smallest
-// of the n1 n2 differences is found by selection over the implicit sorted matrix D[i][j] = y_j - x_i
-// (rows ascending in j, columns descending in i), pivoting on the weighted median of row medians as in
-// Johnson & Mizoguchi (1978), SIAM J. Comput. 7(2):147-153: each round discards at least a quarter of the
-// remaining candidates, so O(log(n1 n2)) rounds of O(n1 log n1 + n2) each, with no n1 n2 array.
+// Hodges-Lehmann: Hodges & Lehmann (1963), Ann. Math. Statist. 34(2):598-611. Interval: Moses (1965),
+// Technometrics 7(2):257-260, as presented in Hollander & Wolfe (1999), Nonparametric Statistical Methods,
+// 2nd ed., section 4.3. The k-th smallest of the n1 n2 differences is found by selection over the
+// implicit sorted matrix D[i][j] = y_j - x_i (rows ascending in j, columns descending in i), pivoting on
+// the weighted median of row medians as in Johnson & Mizoguchi (1978), SIAM J. Comput. 7(2):147-153: each
+// round discards at least a quarter of the remaining candidates, so O(log(n1 n2)) rounds of
+// O(n1 log n1 + n2) each, with no n1 n2 array.
 #include "core/rank_tests.h"
 
 #include <algorithm>
@@ -24,7 +25,8 @@ namespace perfhound::core {
 
 namespace {
 
-std::string format_number(double x) {
+// A caller's number as they would have written it, for quoting in messages ("0.95", not "0.950000").
+std::string input_text(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.10g", x);
   return buf;
@@ -35,7 +37,7 @@ Status check_sample(std::span<const double> s, const char* name, bool allow_infi
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (std::isnan(s[i])) return Error{std::string("sample ") + name + "[" + std::to_string(i) + "] is NaN"};
     if (!allow_infinite && std::isinf(s[i])) {
-      return Error{std::string("sample ") + name + "[" + std::to_string(i) + "] is " + format_number(s[i]) +
+      return Error{std::string("sample ") + name + "[" + std::to_string(i) + "] is " + input_text(s[i]) +
                    " (differences of infinities are undefined)"};
     }
   }
@@ -208,7 +210,7 @@ Result<ShiftInterval> hodges_lehmann_interval(std::span<const double> x, std::sp
   PH_TRY(check_sample(x, "x", false).with_context("hodges-lehmann"));
   PH_TRY(check_sample(y, "y", false).with_context("hodges-lehmann"));
   if (!(confidence > 0.0 && confidence < 1.0)) {  // written so NaN fails too
-    return Error{"hodges-lehmann: confidence " + format_number(confidence) +
+    return Error{"hodges-lehmann: confidence " + input_text(confidence) +
                  " is not strictly between 0 and 1 (use e.g. 0.95)"};
   }
   const auto n1 = static_cast<std::int64_t>(x.size()), n2 = static_cast<std::int64_t>(y.size());
@@ -218,7 +220,7 @@ Result<ShiftInterval> hodges_lehmann_interval(std::span<const double> x, std::sp
   const double k_real = std::floor(static_cast<double>(total) / 2 + 0.5 - z * sigma);
   if (k_real < 1) {
     return Error{"hodges-lehmann: samples of " + std::to_string(n1) + " and " + std::to_string(n2) +
-                 " values are too small for a " + format_number(confidence * 100) +
+                 " values are too small for a " + input_text(confidence * 100) +
                  "% interval (collect more samples or lower the confidence)"};
   }
   const auto k = static_cast<std::int64_t>(k_real);

@@ -53,8 +53,9 @@ struct ShiftInterval {
 // Nonparametric Statistical Methods, 2nd ed. 1999, section 4.3): [D_(k), D_(n1 n2 + 1 - k)] with
 //   k = floor(n1 n2 / 2 + 0.5 - z_{(1 + confidence) / 2} * sqrt(n1 n2 (n1 + n2 + 1) / 12)),
 // i.e. one more than the two-sided critical value of U from the continuity-corrected normal
-// approximation. Its coverage is exact for continuous data up to that approximation; ties make it
-// approximate (no tie correction is applied to the interval). Errors as hodges_lehmann_shift(), plus
+// approximation. Under the shift model (y distributed as x + shift) with continuous data its coverage is
+// the nominal one up to that approximation, which is close once both samples have ~10 values; ties make
+// it approximate (no tie correction is applied to the interval). Errors as hodges_lehmann_shift(), plus
 // confidence not strictly inside (0, 1), and k < 1: the samples are too small for that confidence
 // (e.g. 3 and 3 values cannot give 95%); the message says so.
 Result<ShiftInterval> hodges_lehmann_interval(std::span<const double> x, std::span<const double> y,
