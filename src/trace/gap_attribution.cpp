@@ -1,6 +1,7 @@
 #include "trace/gap_attribution.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "trace/utilization.h"
 
@@ -119,9 +120,9 @@ bool matches(const HostRule& rule, HostKind kind, std::string_view name) {
 // Splits each gap among the priority-resolved category intervals. `resolved[c]` are normalized and pairwise
 // disjoint; `gaps` are in time order and disjoint. One forward cursor per category makes the whole pass
 // linear: an interval ending before a gap can meet no later gap.
-void split_gaps(const std::array<std::vector<Interval>, kHostCategoryCount - 1>& resolved,
+void split_gaps(const std::array<std::vector<Interval>, kHostEventCategoryCount>& resolved,
                 std::vector<AttributedGap>& gaps) {
-  std::array<std::size_t, kHostCategoryCount - 1> cursor{};
+  std::array<std::size_t, kHostEventCategoryCount> cursor{};
   for (auto& gap : gaps) {
     std::int64_t covered = 0;
     for (std::size_t c = 0; c < resolved.size(); ++c) {
@@ -137,6 +138,11 @@ void split_gaps(const std::array<std::vector<Interval>, kHostCategoryCount - 1>&
       covered += part;
     }
     gap.ns_by_category[static_cast<std::size_t>(HostCategory::kNothingRecorded)] = gap.dur_ns() - covered;
+    if (gap.category == HostCategory::kQueued) {  // decided before the split: the host was not the cause
+      gap.ns_by_category = {};
+      gap.ns_by_category[static_cast<std::size_t>(HostCategory::kQueued)] = gap.dur_ns();
+      continue;
+    }
     // Largest part wins; scanning in priority order with a strict '>' gives ties to the higher priority.
     std::size_t best = 0;
     for (std::size_t c = 1; c < kHostCategoryCount; ++c) {
@@ -144,6 +150,21 @@ void split_gaps(const std::array<std::vector<Interval>, kHostCategoryCount - 1>&
     }
     gap.category = static_cast<HostCategory>(best);
   }
+}
+
+// Whether the GPU activity that ends `gap` on `device` (the first starting at its end) was submitted by an
+// API call that had returned before the gap began. timeline.gpu is sorted by start, so a binary search finds
+// it; several activities may start at that instant, and any one already queued makes the gap queued.
+bool submitted_before(const Timeline& timeline, std::int32_t device, const IdleGap& gap,
+                      const std::unordered_map<std::int64_t, std::int64_t>& launch_end_by_correlation) {
+  auto it = std::lower_bound(timeline.gpu.begin(), timeline.gpu.end(), gap.end_ns,
+                             [](const GpuActivity& a, std::int64_t t) { return a.start_ns < t; });
+  for (; it != timeline.gpu.end() && it->start_ns == gap.end_ns; ++it) {
+    if (it->device != device || it->correlation < 0) continue;
+    const auto launch = launch_end_by_correlation.find(it->correlation);
+    if (launch != launch_end_by_correlation.end() && launch->second <= gap.start_ns) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -155,6 +176,7 @@ std::string_view host_category_name(HostCategory category) {
     case HostCategory::kCommunication: return "communication";
     case HostCategory::kLaunch: return "launch";
     case HostCategory::kNothingRecorded: return "nothing_recorded";
+    case HostCategory::kQueued: return "queued";
   }
   return "unknown";
 }
@@ -198,7 +220,10 @@ GapAttribution gap_attribution(const Timeline& timeline) {
   }
   std::sort(pageable.begin(), pageable.end());
 
-  std::array<std::vector<Interval>, kHostCategoryCount - 1> covered;
+  std::array<std::vector<Interval>, kHostEventCategoryCount> covered;
+  // When each API call that submitted GPU work returned, by correlation id: a gap whose closing activity
+  // was submitted before the gap began is kQueued.
+  std::unordered_map<std::int64_t, std::int64_t> launch_end_by_correlation;
   for (const auto& e : timeline.host) {
     ++result.host_event_count;
     const bool is_pageable = e.correlation >= 0 && std::binary_search(pageable.begin(), pageable.end(), e.correlation);
@@ -206,10 +231,14 @@ GapAttribution gap_attribution(const Timeline& timeline) {
     const auto c = static_cast<std::size_t>(category.value_or(HostCategory::kNothingRecorded));
     ++result.host_events_by_category[c];
     if (category) covered[c].push_back({e.start_ns, e.end_ns()});
+    if (e.correlation >= 0 && (e.kind == HostKind::kRuntime || e.kind == HostKind::kDriver)) {
+      auto [it, inserted] = launch_end_by_correlation.try_emplace(e.correlation, e.end_ns());
+      if (!inserted) it->second = std::max(it->second, e.end_ns());
+    }
   }
   // Union per category over all threads, then give each instant to the highest-priority category covering
   // it: resolved[c] = covered[c] minus everything of higher priority.
-  std::array<std::vector<Interval>, kHostCategoryCount - 1> resolved;
+  std::array<std::vector<Interval>, kHostEventCategoryCount> resolved;
   std::vector<Interval> higher;
   for (std::size_t c = 0; c < covered.size(); ++c) {
     const auto merged = normalize_intervals(std::move(covered[c]));
@@ -224,9 +253,11 @@ GapAttribution gap_attribution(const Timeline& timeline) {
     const auto busy = busy_intervals(timeline, device);
     for (const auto& g : idle_gaps(busy, active_span(timeline, device), window)) {
       switch (g.position) {
-        case GapPosition::kInterior:
-          d.gaps.push_back({g.start_ns, g.end_ns, HostCategory::kNothingRecorded, {}});
+        case GapPosition::kInterior: {
+          const bool queued = submitted_before(timeline, device, g, launch_end_by_correlation);
+          d.gaps.push_back({g.start_ns, g.end_ns, queued ? HostCategory::kQueued : HostCategory::kNothingRecorded, {}});
           break;
+        }
         case GapPosition::kLeading:
         case GapPosition::kWholeWindow: d.leading_idle_ns += g.dur_ns(); break;
         case GapPosition::kTrailing: d.trailing_idle_ns += g.dur_ns(); break;

@@ -59,10 +59,17 @@ enum class HostCategory : std::uint8_t {
   kCommunication,    // the host is inside a collective (NCCL, c10d, record_param_comms)
   kLaunch,           // the host is busy feeding the GPU: launch calls and framework operators (cpu_op)
   kNothingRecorded,  // no classified host event covers the instant
+  // Not a host state: the work that ends the gap had been submitted before the gap began (its launch call,
+  // matched by correlation id, returned earlier), so the host was not what the GPU waited for. What remains
+  // is device-side: graph-node dispatch, a cross-stream event wait, scheduling latency. A whole gap is
+  // either queued or split among the host categories above.
+  kQueued,
 };
-inline constexpr std::size_t kHostCategoryCount = 5;
+inline constexpr std::size_t kHostCategoryCount = 6;
+// The categories host events map to (kSync..kLaunch), the ones split_gaps resolves by priority.
+inline constexpr std::size_t kHostEventCategoryCount = 4;
 
-// "sync", "memcpy", "communication", "launch", "nothing_recorded".
+// "sync", "memcpy", "communication", "launch", "nothing_recorded", "queued".
 std::string_view host_category_name(HostCategory category);
 
 // What one host event says about its interval, by the rule table; nullopt when it says nothing.

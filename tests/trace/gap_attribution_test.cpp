@@ -15,6 +15,7 @@ constexpr auto kMemcpy = static_cast<std::size_t>(HostCategory::kMemcpy);
 constexpr auto kComm = static_cast<std::size_t>(HostCategory::kCommunication);
 constexpr auto kLaunch = static_cast<std::size_t>(HostCategory::kLaunch);
 constexpr auto kNothing = static_cast<std::size_t>(HostCategory::kNothingRecorded);
+constexpr auto kQueued = static_cast<std::size_t>(HostCategory::kQueued);
 
 GpuActivity kernel(std::int64_t start_ns, std::int64_t dur_ns, std::int32_t device = 0) {
   GpuActivity a;
@@ -141,7 +142,9 @@ TEST(GapAttributionTest, EachGapToItsCategory) {
   EXPECT_EQ(d.categories[kLaunch].idle_ns, 80);
   EXPECT_EQ(d.categories[kNothing].idle_ns, 120);
   EXPECT_DOUBLE_EQ(d.categories[kNothing].idle_ratio, 120.0 / 500.0);
-  for (std::size_t c = 0; c < kHostCategoryCount; ++c) EXPECT_EQ(d.categories[c].gap_count, 1u) << c;
+  // One gap for each host category; none is queued (no activity has a correlation id).
+  for (std::size_t c = 0; c <= kNothing; ++c) EXPECT_EQ(d.categories[c].gap_count, 1u) << c;
+  EXPECT_EQ(d.categories[kQueued].gap_count, 0u);
 }
 
 TEST(GapAttributionTest, PinnedAsyncCopyIsLaunchNotMemcpy) {
@@ -328,6 +331,35 @@ TEST(GapAttributionTest, JsonShape) {
   EXPECT_EQ(d["histogram"][2]["bucket"], "10us_100us");
   EXPECT_TRUE(d["histogram"][5]["upper_s"].is_null());
   EXPECT_DOUBLE_EQ(d["histogram"][1]["lower_s"].get<double>(), 1e-6);
+}
+
+// A graph replay: one launch call returns at 10 ns, its kernels run 20-30 and 35-45 (same correlation), so
+// the 30-35 gap is device-side (queued) even though the host sits in cudaDeviceSynchronize meanwhile. An
+// eager launch whose call is still running when the gap starts (ends at 52 > 45) makes the 45-55 gap the
+// host's: launch.
+TEST(GapAttributionTest, GapsWhoseWorkWasAlreadySubmittedAreQueued) {
+  Timeline t;
+  GpuActivity a = kernel(20, 10), b = kernel(35, 10), c = kernel(55, 10);
+  a.correlation = b.correlation = 1;
+  c.correlation = 2;
+  t.gpu = {a, b, c};
+  add_host(t, HostKind::kRuntime, "cudaGraphLaunch", 0, 10, 1, 1);
+  add_host(t, HostKind::kRuntime, "cudaDeviceSynchronize", 11, 30);
+  add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 44, 8, 1, 2);
+  finalize_timeline(t);
+  const auto r = gap_attribution(t);
+  ASSERT_EQ(r.devices.size(), 1u);
+  const auto& d = r.devices[0];
+  ASSERT_EQ(d.gaps.size(), 2u);
+  EXPECT_EQ(d.gaps[0].category, HostCategory::kQueued);
+  EXPECT_EQ(d.gaps[0].ns_by_category[kQueued], 5);
+  EXPECT_EQ(d.gaps[0].ns_by_category[kSync], 0);
+  EXPECT_EQ(d.gaps[1].category, HostCategory::kLaunch);
+  EXPECT_EQ(d.gaps[1].ns_by_category[kLaunch], 7);   // 45-52 inside the launch call
+  EXPECT_EQ(d.gaps[1].ns_by_category[kNothing], 3);  // 52-55
+  EXPECT_EQ(d.categories[kQueued].idle_ns, 5);
+  EXPECT_EQ(d.categories[kQueued].gap_count, 1u);
+  EXPECT_EQ(host_category_name(HostCategory::kQueued), "queued");
 }
 
 }  // namespace
