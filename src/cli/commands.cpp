@@ -1,10 +1,12 @@
 #include "cli/command.h"
 #include "cli/stats_command.h"
+#include "cli/trace_command.h"
 
 namespace perfhound::cli {
 
 std::vector<std::unique_ptr<Command>> make_commands() {
   std::vector<std::unique_ptr<Command>> commands;
+  commands.push_back(make_trace_command());
   commands.push_back(make_stats_command());
   return commands;
 }

@@ -177,6 +177,7 @@ class KinetoReader {
     PH_ASSIGN_OR_RETURN(const char first, peek_non_space());
     if (first == '\0') return error_here("is empty");
     if (first == '[') {
+      timeline_.info.events_array_offset = static_cast<std::int64_t>(offset_of(pos_));
       ++pos_;
       PH_TRY(read_events());
       saw_events_ = true;
@@ -318,6 +319,7 @@ class KinetoReader {
       if (c == '\0') return truncated(fmt::format("the value of '{}'", key));
       if (key == "traceEvents") {
         if (c != '[') return error_here("'traceEvents' is not an array");
+        timeline_.info.events_array_offset = static_cast<std::int64_t>(offset_of(pos_));
         ++pos_;
         PH_TRY(read_events());
         saw_events_ = true;

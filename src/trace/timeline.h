@@ -95,6 +95,9 @@ struct TraceInfo {
   std::optional<int> rank;           // distributed runs
   std::optional<int> world_size;
   std::string distributed_backend;   // e.g. "nccl"
+  // Uncompressed byte offset of the '[' that opens a Chrome trace's event array, so a writer can copy the
+  // input and insert events after it (trace/annotated_trace_writer.h); -1 for other formats.
+  std::int64_t events_array_offset = -1;
 };
 
 // What the importer saw and did not turn into timeline events (STYLE.md rule 9: counted, never dropped

@@ -1,0 +1,185 @@
+#include "cli/trace_command.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <ostream>
+
+#include "cli/output.h"
+#include "core/conditions.h"
+#include "core/units.h"
+#include "report/json_document.h"
+#include "report/table_writer.h"
+#include "report/trace_report_writer.h"
+#include "trace/annotated_trace_writer.h"
+#include "trace/importer.h"
+#include "trace/rank_comparison.h"
+#include "trace/trace_analysis.h"
+
+namespace perfhound::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using core::format_duration_ns;
+
+bool looks_like_trace_file(const fs::path& p) {
+  const std::string name = p.filename().string();
+  auto ends_with = [&](std::string_view s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
+  return ends_with(".json") || ends_with(".json.gz") || ends_with(".sqlite") || ends_with(".sqlite3");
+}
+
+void fill_conditions(core::Conditions& c, const trace::Timeline& t) {
+  c.set("trace", t.info.source);
+  c.set("trace_format", t.info.format);
+  if (!t.info.devices.empty()) {
+    c.set("gpu", t.info.devices.front().name);
+    c.set("gpu_count_in_trace", t.info.devices.size());
+  }
+  if (!t.info.cuda_runtime_version.empty()) c.set("cuda_runtime", t.info.cuda_runtime_version);
+  if (!t.info.cuda_driver_version.empty()) c.set("cuda_driver_api", t.info.cuda_driver_version);
+  if (t.info.rank) c.set("rank", *t.info.rank);
+  if (t.info.world_size) c.set("world_size", *t.info.world_size);
+  c.set("window_s", static_cast<double>(t.window_end_ns - t.window_start_ns) * 1e-9);
+}
+
+nlohmann::ordered_json import_diagnostics(const trace::Timeline& t) {
+  auto d = nlohmann::ordered_json::array();
+  for (const auto& [category, count] : t.stats.unknown_categories) {
+    d.push_back({{"id", "unknown-category"},
+                 {"severity", "info"},
+                 {"message", fmt::format("{} events of category '{}' were not imported", count, category)},
+                 {"remedy", "none needed unless that category is GPU work perfhound should read"}});
+  }
+  return d;
+}
+
+std::string import_summary(const trace::Timeline& t) {
+  std::string s = fmt::format("\nread {} events ({} GPU, {} host, {} ignored: flows, metadata, instants)",
+                              t.stats.events_read, t.gpu.size(), t.host.size(), t.stats.events_ignored);
+  for (const auto& [category, count] : t.stats.unknown_categories) s += fmt::format("; {} of unknown category '{}'", count, category);
+  return s + "\n";
+}
+
+class TraceCommand final : public Command {
+ public:
+  std::string_view name() const override { return "trace"; }
+  std::string_view summary() const override {
+    return "Name the bottleneck in a PyTorch-profiler or nsys trace (or a folder of per-rank traces)";
+  }
+
+  void add_flags(CLI::App& app) override {
+    app.add_option("path", path_,
+                   "Trace file (Kineto .json / .json.gz, nsys .sqlite) or a folder of per-rank trace files")
+        ->required();
+    app.add_option("--top", top_, "How many kernels the kernel table lists (0 lists all)")->default_val(10);
+    app.add_option("--gaps", longest_gaps_, "How many of the longest idle gaps to list per GPU")->default_val(5);
+    app.add_option("--annotate", annotate_path_,
+                   "Write the trace with the idle gaps and the verdict added as events, for the Perfetto UI "
+                   "(gzip if it ends in .gz)");
+    add_output_flags(app, output_);
+  }
+
+  core::Result<int> run(const Context& context) override {
+    std::error_code ec;
+    if (fs::is_directory(path_, ec)) return run_ranks(context);
+    PH_ASSIGN_OR_RETURN(trace::Timeline timeline, trace::import_trace(path_));
+    const trace::TraceAnalysis analysis = trace::analyze_trace(timeline, top_);
+    core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
+    fill_conditions(conditions, timeline);
+    if (!annotate_path_.empty()) {
+      PH_TRY(trace::write_annotated_trace(timeline, analysis, annotate_path_));
+      *context.err << fmt::format("perfhound trace: wrote the annotated trace to '{}' (open it in ui.perfetto.dev)\n",
+                                  annotate_path_);
+    }
+    const auto document = report::make_json_document("trace", conditions, trace::to_json(analysis, longest_gaps_),
+                                                     import_diagnostics(timeline));
+    std::string text = report::render_trace_report(timeline, analysis, {longest_gaps_});
+    text += import_summary(timeline);
+    text += conditions_text(conditions);
+    PH_TRY(emit_result(context, output_, document, text));
+    return kExitOk;
+  }
+
+ private:
+  static std::string conditions_text(const core::Conditions& conditions) {
+    std::string s = "\nconditions:\n";
+    for (const auto& line : conditions.to_lines()) s += "  " + line + "\n";
+    return s;
+  }
+
+  core::Result<int> run_ranks(const Context& context) {
+    if (!annotate_path_.empty()) return core::Error{"--annotate takes one trace file, not a folder"};
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(path_)) {
+      if (entry.is_regular_file() && looks_like_trace_file(entry.path())) files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    if (files.empty()) {
+      return core::Error{fmt::format("folder '{}' holds no trace files (*.json, *.json.gz, *.sqlite)", path_)};
+    }
+    core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
+    conditions.set("trace_folder", path_);
+    conditions.set("rank_count", files.size());
+    std::vector<trace::RankSummary> summaries;
+    auto per_rank = nlohmann::ordered_json::array();
+    auto diagnostics = nlohmann::ordered_json::array();
+    std::string verdicts;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      auto timeline = trace::import_trace(files[i].string());
+      if (!timeline.ok()) return std::move(timeline).with_context(fmt::format("rank file {} of {}", i + 1, files.size())).error();
+      const trace::TraceAnalysis analysis = trace::analyze_trace(*timeline, top_);
+      if (i == 0 && !timeline->info.devices.empty()) conditions.set("gpu", timeline->info.devices.front().name);
+      summaries.push_back(trace::summarize_rank(*timeline, analysis, static_cast<int>(i)));
+      nlohmann::ordered_json r;
+      r["source"] = timeline->info.source;
+      r["rank"] = summaries.back().rank;
+      r["analysis"] = trace::to_json(analysis, longest_gaps_);
+      per_rank.push_back(std::move(r));
+      for (auto& d : import_diagnostics(*timeline)) diagnostics.push_back(std::move(d));
+      verdicts += fmt::format("  rank {}: {}\n", summaries.back().rank, analysis.verdict.summary);
+    }
+    const trace::RankComparison comparison = trace::compare_ranks(std::move(summaries));
+    nlohmann::ordered_json result;
+    result["comparison"] = trace::to_json(comparison);
+    result["ranks"] = std::move(per_rank);
+    const auto document = report::make_json_document("trace", conditions, std::move(result), std::move(diagnostics));
+
+    std::string text = fmt::format("perfhound trace: folder '{}', {} ranks\n\n", path_, comparison.ranks.size());
+    if (comparison.straggler) {
+      text += fmt::format("VERDICT: straggler: rank {} takes {:.2f}x the median rank's time ({} vs {}); every "
+                          "collective waits for it\n",
+                          comparison.slowest_rank, comparison.slowest_over_median,
+                          format_duration_ns(static_cast<double>(comparison.slowest_time_ns)),
+                          format_duration_ns(static_cast<double>(comparison.median_time_ns)));
+      text += "  next steps: profile that rank alone (its verdict below), check its data shard, host and GPU clocks\n";
+    } else {
+      text += fmt::format("VERDICT: no straggler: the slowest rank (rank {}) is within {:.0f}% of the median\n",
+                          comparison.slowest_rank, (trace::kStragglerRatio - 1.0) * 100.0);
+    }
+    text += "\nper-rank verdicts:\n" + verdicts + "\n";
+    report::TableWriter t({{"rank", report::Align::kLeft}, {"time"}, {"measured as", report::Align::kLeft}, {"GPU busy"},
+                           {"communication"}, {"exposed comm"}, {"bottleneck", report::Align::kLeft}});
+    for (const auto& r : comparison.ranks) {
+      t.add_row({std::to_string(r.rank), format_duration_ns(static_cast<double>(r.time_ns)),
+                 r.from_steps ? "median step" : "active span", format_duration_ns(static_cast<double>(r.busy_ns)),
+                 format_duration_ns(static_cast<double>(r.comm_ns)), format_duration_ns(static_cast<double>(r.exposed_comm_ns)),
+                 std::string(trace::bottleneck_kind_name(r.verdict))});
+    }
+    text += t.render();
+    text += conditions_text(conditions);
+    PH_TRY(emit_result(context, output_, document, text));
+    return kExitOk;
+  }
+
+  std::string path_;
+  std::size_t top_ = 10;
+  std::size_t longest_gaps_ = 5;
+  std::string annotate_path_;
+  OutputOptions output_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_trace_command() { return std::make_unique<TraceCommand>(); }
+
+}  // namespace perfhound::cli

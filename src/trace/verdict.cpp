@@ -1,0 +1,275 @@
+#include "trace/verdict.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "core/units.h"
+
+namespace perfhound::trace {
+namespace {
+
+using core::format_duration_ns;
+using core::format_percent;
+
+double share(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+const DeviceUtilization* busiest_device(const Utilization& u) {
+  const DeviceUtilization* best = nullptr;
+  for (const auto& d : u.devices) {
+    if (best == nullptr || d.busy_ns > best->busy_ns) best = &d;
+  }
+  return best;
+}
+
+const DeviceGapAttribution* gaps_of(const GapAttribution& g, std::int32_t device) {
+  for (const auto& d : g.devices) {
+    if (d.device == device) return &d;
+  }
+  return nullptr;
+}
+
+// The host category holding the most idle time of the device's interior gaps.
+HostCategory dominant_idle(const DeviceGapAttribution& d) {
+  std::size_t best = 0;
+  for (std::size_t c = 1; c < kHostCategoryCount; ++c) {
+    if (d.categories[c].idle_ns > d.categories[best].idle_ns) best = c;
+  }
+  return static_cast<HostCategory>(best);
+}
+
+double family_share(const KernelBreakdown& k, KernelFamily family) {
+  for (const auto& f : k.families) {
+    if (f.family == family) return f.share_of_gpu_time;
+  }
+  return 0;
+}
+
+std::string idle_line(const DeviceUtilization& u) {
+  return fmt::format("GPU {} busy {} of its active span ({} of {}); {} idle in gaps between work", u.device,
+                     format_percent(u.active_busy_ratio), format_duration_ns(static_cast<double>(u.busy_ns)),
+                     format_duration_ns(static_cast<double>(u.active_span_ns)),
+                     format_duration_ns(static_cast<double>(u.active_idle_ns)));
+}
+
+std::string idle_split_line(const DeviceGapAttribution& g) {
+  std::string line = "idle time by what the host was doing:";
+  bool first = true;
+  for (std::size_t c = 0; c < kHostCategoryCount; ++c) {
+    if (g.categories[c].idle_ratio < 0.001) continue;  // below 0.1% it is noise in a one-line summary
+    line += fmt::format("{} {} {}", first ? "" : ",", host_category_name(static_cast<HostCategory>(c)),
+                        format_percent(g.categories[c].idle_ratio));
+    first = false;
+  }
+  return line;
+}
+
+void add_window_note(Verdict& v, const Utilization& u, const DeviceUtilization& d) {
+  const std::int64_t outside = d.active_start_ns - u.window_start_ns + (u.window_end_ns - d.active_end_ns);
+  if (share(outside, u.window_ns) >= 0.1) {
+    v.evidence.push_back(fmt::format(
+        "{} of the {} profiled window lies before the first or after the last GPU activity (profiler start-up, "
+        "warm-up, tear-down); over the whole window the GPU is busy {}",
+        format_duration_ns(static_cast<double>(outside)), format_duration_ns(static_cast<double>(u.window_ns)),
+        format_percent(d.window_busy_ratio)));
+  }
+}
+
+void add_launch_evidence(Verdict& v, const LaunchOverhead& l) {
+  if (l.kernel_count > 0) {
+    v.evidence.push_back(fmt::format("{} kernels, {} shorter than 10 us ({} of kernel time); {} launch calls, mean {}",
+                                     l.kernel_count, format_percent(l.short_kernel_ratio),
+                                     format_percent(l.short_kernel_time_ratio), l.launch_call_count,
+                                     format_duration_ns(l.mean_launch_call_ns)));
+  }
+  if (l.graph_launch_count > 0) {
+    v.evidence.push_back(fmt::format("{} CUDA Graph launches ran {} kernels ({:.0f} per launch on average)",
+                                     l.graph_launch_count, l.graph_kernel_count, l.mean_kernels_per_launch));
+  }
+}
+
+// The part of a kernel name ncu's -k regex: can match literally: up to the first regex metacharacter.
+std::string ncu_kernel_filter(std::string_view name) {
+  const auto special = name.find_first_of(".*+?()[]{}|^$\\");
+  return std::string(name.substr(0, special));
+}
+
+void kernel_bound(Verdict& v, const DeviceUtilization& d, const KernelBreakdown& k) {
+  v.kind = BottleneckKind::kKernelBound;
+  v.bottleneck_class = "compute or bandwidth";
+  const std::string name = k.top.empty() ? std::string("(none)") : k.top.front().short_name;
+  v.summary = fmt::format("GPU-bound: the GPU is busy {} of its active span; profile the dominant kernel with ncu: "
+                          "{}, {} of kernel time",
+                          format_percent(d.active_busy_ratio), name, format_percent(v.dominant_kernel_share));
+  v.next_steps.push_back(fmt::format(
+      "ncu the dominant kernel (ncu --set roofline -k regex:'{}') and place it on the roofline: memory slope -> "
+      "fuse, quantize, raise arithmetic intensity (batch); compute roof -> lower precision (FP8/BF16), better "
+      "tiling; below both -> launch configuration, occupancy, tiling",
+      ncu_kernel_filter(name)));
+  const double memory_bound = family_share(k, KernelFamily::kElementwise) + family_share(k, KernelFamily::kReduction);
+  if (memory_bound >= kMemoryBoundFamiliesMatter) {
+    v.evidence.push_back(fmt::format("elementwise and reduction kernels take {} of GPU time: memory-bound by nature",
+                                     format_percent(memory_bound)));
+    v.next_steps.push_back("fuse the elementwise and reduction kernels (torch.compile, a fused kernel) so the data "
+                           "crosses HBM once");
+  }
+  if (!k.top.empty()) {
+    const std::string& full = k.top.front().full_name;
+    if (full.find("simt") != std::string::npos || full.find("sgemm") != std::string::npos) {
+      v.evidence.push_back("the dominant GEMM is an fp32 SIMT kernel (" + k.top.front().short_name +
+                           "): it does not use tensor cores");
+      v.next_steps.push_back("run the matmuls in TF32 or BF16 (torch.backends.cuda.matmul.allow_tf32 = True, or "
+                             "autocast) so they use tensor cores");
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view bottleneck_kind_name(BottleneckKind kind) {
+  switch (kind) {
+    case BottleneckKind::kLaunchBound: return "launch-bound";
+    case BottleneckKind::kSyncBound: return "sync-bound";
+    case BottleneckKind::kUntracedHost: return "untraced-host";
+    case BottleneckKind::kDeviceSideGaps: return "device-side-gaps";
+    case BottleneckKind::kDataMovement: return "data-movement";
+    case BottleneckKind::kCommunication: return "communication";
+    case BottleneckKind::kKernelBound: return "kernel-bound";
+  }
+  return "unknown";
+}
+
+Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const KernelBreakdown& k,
+                       const DataMovement& data, const Communication& comm, const LaunchOverhead& launches) {
+  Verdict v;
+  const DeviceUtilization* d = busiest_device(u);
+  if (d == nullptr || !d->has_activity) {
+    v.kind = BottleneckKind::kUntracedHost;
+    v.bottleneck_class = "overhead";
+    v.summary = "no GPU activity in the profiled window";
+    v.next_steps.push_back("record with torch.profiler activities=[CPU, CUDA] around the slow region");
+    return v;
+  }
+  v.device = d->device;
+  if (!k.top.empty()) {
+    v.dominant_kernel = k.top.front().full_name;
+    v.dominant_kernel_share = k.top.front().share_of_kernel_time;
+  }
+  const DeviceGapAttribution* g = gaps_of(gaps, d->device);
+  const double idle = 1.0 - d->active_busy_ratio;
+  std::int64_t gpu_busy = 0;
+  for (const auto& dev : u.devices) gpu_busy += dev.busy_ns;
+  const double copy_share = share(data.host_device_copy_ns, gpu_busy);
+  const double exposed_comm = share(comm.total.exposed_ns, d->active_span_ns);
+  const HostCategory idle_cause = g != nullptr ? dominant_idle(*g) : HostCategory::kNothingRecorded;
+
+  v.evidence.push_back(idle_line(*d));
+  if (g != nullptr && g->gap_count > 0) v.evidence.push_back(idle_split_line(*g));
+
+  if (copy_share >= kCopiesDominate || (idle >= kIdleMatters && idle_cause == HostCategory::kMemcpy)) {
+    v.kind = BottleneckKind::kDataMovement;
+    v.bottleneck_class = "bandwidth";
+    v.summary = fmt::format("data-movement-bound: host<->device copies take {} of GPU busy time",
+                            format_percent(copy_share));
+    bool slow_pageable = false;
+    for (const auto& c : data.copies) {
+      if (c.direction != CopyDirection::kHostToDevice && c.direction != CopyDirection::kDeviceToHost) continue;
+      v.evidence.push_back(fmt::format("{} {} copies: {} x, {} in {}, {}", copy_direction_name(c.direction),
+                                       host_memory_name(c.host_memory), c.count,
+                                       core::format_bytes(static_cast<double>(c.bytes)),
+                                       format_duration_ns(static_cast<double>(c.time_ns)),
+                                       core::format_si(c.bytes_per_s, "B/s")));
+      if (c.host_memory == HostMemory::kPageable && c.bytes_per_s < kSlowCopyBytesPerS) slow_pageable = true;
+    }
+    if (slow_pageable) {
+      v.next_steps.push_back("pin the host buffers (tensor.pin_memory(), cudaHostAlloc): pageable copies are staged "
+                             "by the driver and run at a fraction of PCIe bandwidth");
+    }
+    v.next_steps.push_back("keep tensors on the device between steps; copy only what the host needs");
+    v.next_steps.push_back("overlap the remaining copies with compute: pinned memory, non_blocking=True, a "
+                           "separate stream");
+  } else if (exposed_comm >= kExposedCommMatters ||
+             (idle >= kIdleMatters && idle_cause == HostCategory::kCommunication)) {
+    v.kind = BottleneckKind::kCommunication;
+    v.bottleneck_class = "bandwidth";
+    v.summary = fmt::format("communication-bound: {} of the active span is communication not hidden behind compute",
+                            format_percent(exposed_comm));
+    v.evidence.push_back(fmt::format("communication kernels: {} of GPU busy time, {} of it overlapped with compute",
+                                     format_percent(comm.total.share_of_gpu_busy),
+                                     format_percent(comm.total.hidden_ratio)));
+    v.next_steps.push_back("overlap collectives with compute (gradient bucketing, async collectives, "
+                           "communication on its own stream)");
+    v.next_steps.push_back("send fewer, larger collectives; reduce what crosses the link (lower-precision "
+                           "communication)");
+    v.next_steps.push_back("revisit the parallelism: less tensor parallelism over slow links, keep TP within NVLink");
+  } else if (idle >= kIdleMatters && g != nullptr) {
+    switch (idle_cause) {
+      case HostCategory::kLaunch:
+        v.kind = BottleneckKind::kLaunchBound;
+        v.bottleneck_class = "overhead";
+        v.summary = fmt::format("overhead-bound (launch): the GPU is idle {} of its active span while the CPU is "
+                                "busy launching work",
+                                format_percent(idle));
+        add_launch_evidence(v, launches);
+        v.next_steps.push_back("capture the steady-state loop in a CUDA Graph (torch.compile mode=\"reduce-overhead\", "
+                               "torch.cuda.CUDAGraph): one launch replaces hundreds");
+        v.next_steps.push_back("fuse small kernels (torch.compile) so there are fewer to launch");
+        v.next_steps.push_back("raise the batch size so each launch carries more work");
+        v.next_steps.push_back("move Python and framework work off the launch path (async, fewer host-side ops)");
+        break;
+      case HostCategory::kSync:
+        v.kind = BottleneckKind::kSyncBound;
+        v.bottleneck_class = "overhead";
+        v.summary = fmt::format("overhead-bound (synchronization): the GPU is idle {} of its active span while the "
+                                "host waits in synchronize calls, serializing CPU and GPU",
+                                format_percent(idle));
+        v.next_steps.push_back("remove host synchronizations from the loop (tensor.item(), .cpu(), printing "
+                               "tensors, cudaDeviceSynchronize)");
+        v.next_steps.push_back("make copies asynchronous (pinned memory, non_blocking=True) and wait on events "
+                               "instead of the whole device");
+        v.next_steps.push_back("overlap independent work on separate streams");
+        break;
+      case HostCategory::kQueued:
+        v.kind = BottleneckKind::kDeviceSideGaps;
+        v.bottleneck_class = "overhead";
+        v.summary = fmt::format("device-side gaps: the GPU is idle {} of its active span although the next work "
+                                "was already submitted",
+                                format_percent(idle));
+        add_launch_evidence(v, launches);
+        v.next_steps.push_back("fuse kernels so fewer dispatch gaps remain");
+        v.next_steps.push_back("check cross-stream waits and events that hold queued work back");
+        break;
+      default:
+        v.kind = BottleneckKind::kUntracedHost;
+        v.bottleneck_class = "overhead";
+        v.summary = fmt::format("overhead-bound (host): the GPU is idle {} of its active span while the host does "
+                                "something the trace did not record",
+                                format_percent(idle));
+        v.next_steps.push_back("record the host side too (torch.profiler with_stack=True, python_function events) "
+                               "to see where it spends the time");
+        v.next_steps.push_back("look for data loading, I/O, Python work or sleeps between steps");
+        v.next_steps.push_back("once the host work is gone, CUDA Graphs and fusion remove the launch overhead");
+        break;
+    }
+  } else {
+    kernel_bound(v, *d, k);
+  }
+  add_window_note(v, u, *d);
+  return v;
+}
+
+nlohmann::ordered_json to_json(const Verdict& v) {
+  nlohmann::ordered_json j;
+  j["bottleneck"] = bottleneck_kind_name(v.kind);
+  j["class"] = v.bottleneck_class;
+  j["summary"] = v.summary;
+  j["device"] = v.device;
+  j["evidence"] = v.evidence;
+  j["next_steps"] = v.next_steps;
+  j["dominant_kernel"] = v.dominant_kernel;
+  j["dominant_kernel_share"] = v.dominant_kernel_share;
+  return j;
+}
+
+}  // namespace perfhound::trace
