@@ -1,5 +1,7 @@
 #include "trace/byte_source.h"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -13,18 +15,41 @@ namespace perfhound::trace {
 constexpr unsigned kGzBufferBytes = 1u << 20;
 
 core::Result<std::unique_ptr<ByteSource>> ByteSource::open(const std::string& path) {
-  errno = 0;
-  gzFile gz = gzopen(path.c_str(), "rb");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return core::Error{fmt::format("cannot open '{}': {}", path, std::strerror(errno))};
+  unsigned char magic[2] = {};
+  const bool gzip = ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  if (!gzip) {
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    return std::unique_ptr<ByteSource>(new ByteSource(path, nullptr, fd));
+  }
+  gzFile gz = gzdopen(fd, "rb");  // takes ownership of fd
   if (gz == nullptr) {
-    return core::Error{fmt::format("cannot open '{}': {}", path, errno != 0 ? std::strerror(errno) : "out of memory")};
+    ::close(fd);
+    return core::Error{fmt::format("cannot open '{}': out of memory", path)};
   }
   gzbuffer(gz, kGzBufferBytes);
-  return std::unique_ptr<ByteSource>(new ByteSource(path, gz));
+  return std::unique_ptr<ByteSource>(new ByteSource(path, gz, -1));
 }
 
-ByteSource::~ByteSource() { gzclose(static_cast<gzFile>(gz_)); }
+ByteSource::~ByteSource() {
+  if (gz_ != nullptr) gzclose(static_cast<gzFile>(gz_));
+  if (fd_ >= 0) ::close(fd_);
+}
 
 core::Result<std::size_t> ByteSource::read(char* dst, std::size_t n) {
+  if (gz_ == nullptr) {
+    while (true) {
+      const ssize_t got = ::read(fd_, dst, n);
+      if (got >= 0) {
+        bytes_read_ += static_cast<std::uint64_t>(got);
+        return static_cast<std::size_t>(got);
+      }
+      if (errno != EINTR) {
+        return core::Error{fmt::format("'{}': read failed after {} bytes: {}", path_, bytes_read_, std::strerror(errno))};
+      }
+    }
+  }
   auto* gz = static_cast<gzFile>(gz_);
   // gzread takes an unsigned count; read in pieces below INT_MAX so the signed return cannot overflow.
   const auto want = static_cast<unsigned>(std::min<std::size_t>(n, INT_MAX / 2));

@@ -1,5 +1,5 @@
-// Sequential reads of a trace file, gzip-compressed or plain (zlib's gz* functions read both, so `.json`
-// and `.json.gz` take one path). I/O at the edge: analyses never see a ByteSource.
+// Sequential reads of a trace file, gzip-compressed (through zlib) or plain (read() into the caller's
+// buffer), told apart by the gzip magic bytes, not the name. I/O at the edge: analyses never see one.
 #pragma once
 
 #include <cstddef>
@@ -25,9 +25,10 @@ class ByteSource {
   std::uint64_t bytes_read() const { return bytes_read_; }
 
  private:
-  ByteSource(std::string path, void* gz) : path_(std::move(path)), gz_(gz) {}
+  ByteSource(std::string path, void* gz, int fd) : path_(std::move(path)), gz_(gz), fd_(fd) {}
   std::string path_;
-  void* gz_;  // gzFile; void* keeps zlib.h out of this header
+  void* gz_;  // gzFile for compressed input, else null; void* keeps zlib.h out of this header
+  int fd_;    // plain input is read() straight into the caller's buffer: no copy through zlib's buffer
   std::uint64_t bytes_read_ = 0;
 };
 
