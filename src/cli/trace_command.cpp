@@ -7,6 +7,7 @@
 
 #include "cli/output.h"
 #include "core/conditions.h"
+#include "core/diagnostics.h"
 #include "core/units.h"
 #include "report/json_document.h"
 #include "report/table_writer.h"
@@ -43,14 +44,11 @@ void fill_conditions(core::Conditions& c, const trace::Timeline& t) {
 }
 
 nlohmann::ordered_json import_diagnostics(const trace::Timeline& t) {
-  auto d = nlohmann::ordered_json::array();
+  std::vector<core::Diagnostic> diagnostics;
   for (const auto& [category, count] : t.stats.unknown_categories) {
-    d.push_back({{"id", "unknown-category"},
-                 {"severity", "info"},
-                 {"message", fmt::format("{} events of category '{}' were not imported", count, category)},
-                 {"remedy", "none needed unless that category is GPU work perfhound should read"}});
+    diagnostics.push_back({&core::kUnknownCategory, fmt::format("{} events of category '{}' were not imported", count, category)});
   }
-  return d;
+  return core::diagnostics_to_json(diagnostics);
 }
 
 std::string import_summary(const trace::Timeline& t) {

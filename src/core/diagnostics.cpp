@@ -5,7 +5,7 @@
 namespace perfhound::core {
 
 std::span<const DiagnosticKind> all_diagnostic_kinds() {
-  static constexpr std::array kAll{kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability};
+  static constexpr std::array kAll{kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability, kUnknownCategory};
   return kAll;
 }
 

@@ -37,6 +37,12 @@ inline constexpr DiagnosticKind kHighVariability{
     "the coefficient of variation (stddev / mean) exceeds 0.2: the samples are noisy or from more than one mode",
     "check for interference (other tenants, clocks, thermal) or split the samples by phase"};
 
+// Trace importers count events of categories they do not read (STYLE.md rule 9: nothing dropped silently).
+inline constexpr DiagnosticKind kUnknownCategory{
+    "unknown-category", Severity::kInfo,
+    "events of a category perfhound does not read were counted and left out of the analysis",
+    "none needed unless that category is GPU work (e.g. another accelerator's): then it is not in the verdict"};
+
 std::span<const DiagnosticKind> all_diagnostic_kinds();
 std::string_view severity_name(Severity s);
 

@@ -72,6 +72,7 @@ constexpr CategoryName kCategories[] = {
     {"cuda_sync", Category::kIgnored},
     {"cpu_instant_event", Category::kIgnored},
     {"cuda_profiler_range", Category::kIgnored},
+    {"perfhound", Category::kIgnored},  // our own --annotate rows: findings, not profiled work
 };
 
 Category category_of(std::string_view cat) {
