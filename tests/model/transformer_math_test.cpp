@@ -1,0 +1,210 @@
+// Parameter counts against the published sizes of real models; KV cache, FLOPs, bytes and MBU against the
+// worked numbers of the Databricks/MosaicML post "LLM Inference Performance Engineering: Best Practices"
+// (Oct 2023); and the traps public calculators get wrong (GQA KV heads, MoE bytes, MLA latent cache).
+#include "model/transformer_math.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "model/efficiency.h"
+#include "model/model_shape.h"
+
+namespace perfhound::model {
+namespace {
+
+ModelShape preset(std::string_view name) {
+  auto s = model_preset(name);
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return s.ok() ? std::move(s).value() : ModelShape{};
+}
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Exact counts by hand from the configs (the sums in each comment), checked against the published sizes.
+TEST(ParameterCount, Llama3_8B_Is8_03B) {
+  // embed 128256*4096 = 525,336,576, untied head the same; per layer q 4096^2 + k,v 2*4096*1024 + o 4096^2
+  // = 41,943,040, MLP 3*4096*14336 = 176,160,768, norms 8192; 32 layers + final norm 4096.
+  const auto c = count_parameters(preset("llama-3-8b"));
+  EXPECT_EQ(c.total, 2 * 525336576LL + 32 * (41943040LL + 176160768LL + 8192LL) + 4096);
+  EXPECT_EQ(c.total, 8030261248LL);  // "8.03B" on the model card
+  EXPECT_EQ(c.active, c.total);
+}
+
+TEST(ParameterCount, Llama3_70B_Is70_6B) {
+  const auto c = count_parameters(preset("llama-3-70b"));
+  EXPECT_EQ(c.total, 70553706496LL);  // published 70.6B
+}
+
+TEST(ParameterCount, Llama2_7B_AndGpt2) {
+  EXPECT_EQ(count_parameters(preset("llama-2-7b")).total, 6738415616LL);  // transformers: 6,738,415,616
+  // GPT-2 small as transformers counts it: wte 38,597,376 + wpe 786,432 + 12 x 7,087,872 + ln_f 1,536.
+  EXPECT_EQ(count_parameters(preset("gpt2")).total, 124439808LL);
+}
+
+TEST(ParameterCount, Mixtral8x7B_Is46_7BTotal12_9BActive) {
+  const auto c = count_parameters(preset("mixtral-8x7b"));
+  EXPECT_EQ(c.per_expert, 3LL * 4096 * 14336);
+  EXPECT_EQ(c.total, 46702792704LL);   // published 46.7B
+  EXPECT_EQ(c.active, 12879925248LL);  // published 12.9B: attention + 2 of 8 experts + embeddings
+}
+
+TEST(ParameterCount, DeepSeekV3_Is671BTotal37BActive) {
+  const auto c = count_parameters(preset("deepseek-v3"));
+  // Per layer MLA: q_a 7168*1536 + 1536 + q_b 1536*128*192 + kv_a 7168*576 + 512 + kv_b 512*128*256 +
+  // o 128*128*7168 = 187,107,328; 3 dense layers of 3*7168*18432; 58 MoE layers of 256 routed + 1 shared
+  // expert of 3*7168*2048 and a 7168x256 router; embed and head 129280*7168 each.
+  EXPECT_EQ(c.attention, 61LL * 187107328LL);
+  EXPECT_EQ(c.total, 671026404352LL);      // published 671B (without the multi-token-prediction module)
+  EXPECT_NEAR(static_cast<double>(c.active), 37e9, 0.6e9);  // published 37B
+}
+
+TEST(KvCache, Llama2_70B_MatchesTheDatabricksTable) {
+  // Databricks: Llama-2-70B, fp16, batch 1 at 1024 tokens is 0.312 GiB (80 layers x 8 KV heads x 128 x 2 x 2 B).
+  const double per_token = kv_bytes_per_token(preset("llama-2-70b"), Precision::kFp16);
+  EXPECT_EQ(per_token, 2.0 * 80 * 8 * 128 * 2);
+  EXPECT_NEAR(per_token * 1024 / kGiB, 0.3125, 1e-12);
+  EXPECT_NEAR(16 * 1024 * per_token / kGiB, 5.0, 1e-12);   // batch 16
+  EXPECT_NEAR(32 * 1024 * per_token / kGiB, 10.0, 1e-12);  // batch 32
+  EXPECT_NEAR(64 * 1024 * per_token / kGiB, 20.0, 1e-12);  // batch 64
+}
+
+TEST(KvCache, GqaUsesTheKvHeadsNotTheQueryHeads) {
+  const ModelShape s = preset("llama-3-8b");
+  const double per_token = kv_bytes_per_token(s, Precision::kBf16);
+  EXPECT_EQ(per_token, 2.0 * 32 * 8 * 128 * 2);  // 131,072 B
+  const double mha_shortcut = 2.0 * 32 * 32 * 128 * 2;  // the public-calculator bug: query heads
+  EXPECT_EQ(mha_shortcut / per_token, 4.0);
+}
+
+TEST(KvCache, MlaCachesTheLatent) {
+  // DeepSeek-V3: 61 layers x (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 bytes = 70,272 B per token.
+  EXPECT_EQ(kv_bytes_per_token(preset("deepseek-v3"), Precision::kBf16), 61.0 * 576 * 2);
+}
+
+TEST(Moe, ExpertsTouchedGrowWithTheBatch) {
+  const ModelShape s = preset("mixtral-8x7b");
+  EXPECT_DOUBLE_EQ(experts_touched(s, 1), 2.0);                    // one token: its 2 experts
+  EXPECT_DOUBLE_EQ(experts_touched(s, 2), 8.0 * (1 - 0.75 * 0.75));  // 3.5
+  EXPECT_NEAR(experts_touched(s, 64), 8.0, 1e-6);                  // a batch of 64 touches all 8
+  // Decode bytes therefore grow from the active experts towards all of them.
+  const auto p = count_parameters(s);
+  Workload w;
+  w.input_len = 0;
+  w.output_len = 0;
+  const double bytes_b1 = decode_step_cost(s, p, w).weight_bytes;
+  w.batch = 64;
+  const double bytes_b64 = decode_step_cost(s, p, w).weight_bytes;
+  EXPECT_NEAR(bytes_b1, 2.0 * static_cast<double>(p.active - p.embedding + 0), 1.0);  // bf16, untied head counted
+  EXPECT_NEAR(bytes_b64 - bytes_b1, 2.0 * 32 * 6 * static_cast<double>(p.per_expert), 1e4);  // 6 more experts/layer
+}
+
+TEST(Flops, DecodeIsTwiceTheActiveMatmulWeightsPlusAttention) {
+  const ModelShape s = preset("llama-3-8b");
+  const auto p = count_parameters(s);
+  Workload w;
+  w.batch = 4;
+  w.input_len = 1000;
+  w.output_len = 200;  // mean context 1000 + 100 = 1100
+  const StepCost c = decode_step_cost(s, p, w);
+  EXPECT_EQ(c.context, 1100.0);
+  // Matmul weights: everything but the input embedding (8,030,261,248 - 525,336,576).
+  EXPECT_EQ(p.matmul_active, 7504924672LL);
+  // Attention: 32 layers x 2 x 32 heads x (128 + 128) x 1100 per token; GQA does not reduce it.
+  const double attention = 32.0 * 2 * 32 * 256 * 1100;
+  EXPECT_DOUBLE_EQ(c.flops, 4 * (2.0 * 7504924672.0 + attention));
+  // Bytes: every weight but the input embedding once in bf16 (the RMSNorm weights are among them), plus
+  // 4 sequences x 1100 tokens x 131,072 B of KV cache.
+  EXPECT_DOUBLE_EQ(c.weight_bytes, 2.0 * 7504924672.0);
+  EXPECT_DOUBLE_EQ(c.kv_bytes, 4.0 * 1100 * 131072);
+}
+
+TEST(Flops, CausalPrefillCountsHalfTheAttentionAndTheHeadOncePerSequence) {
+  const ModelShape s = preset("llama-3-8b");
+  const auto p = count_parameters(s);
+  Workload w;
+  w.batch = 2;
+  w.input_len = 1024;
+  const StepCost c = prefill_cost(s, p, w);
+  const double head = 128256.0 * 4096;
+  const double body = 7504924672.0 - head;
+  const double attention = 32.0 * 2 * 32 * 256 * (1024.0 * 1025 / 2);
+  EXPECT_DOUBLE_EQ(c.flops, 2 * (2 * body * 1024 + 2 * head + attention));
+  EXPECT_DOUBLE_EQ(c.kv_bytes, 2.0 * 1024 * 131072);  // the prompt's KV cache is written
+}
+
+TEST(Flops, TensorParallelSplitsPerGpu) {
+  const ModelShape s = preset("llama-3-70b");
+  const auto p = count_parameters(s);
+  Workload w;
+  w.input_len = 512;
+  const StepCost one = decode_step_cost(s, p, w);
+  w.tensor_parallel = 4;
+  const StepCost four = decode_step_cost(s, p, w);
+  EXPECT_DOUBLE_EQ(four.flops * 4, one.flops);
+  EXPECT_DOUBLE_EQ(four.weight_bytes * 4, one.weight_bytes);
+  EXPECT_DOUBLE_EQ(four.kv_bytes * 4, one.kv_bytes);
+}
+
+// Databricks: "a 7B parameter model in 16-bit precision ... at 14 ms per token on a GPU with 2 TB/s of
+// memory bandwidth" has MBU 50%: 14 GB / 14 ms = 1 TB/s of 2 TB/s.
+TEST(Efficiency, DatabricksWorkedExampleIsMbu50) {
+  StepCost c;
+  c.weight_bytes = 7e9 * 2;
+  c.flops = 2 * 7e9;
+  const Efficiency e = efficiency(c, 0.014, 312e12, 2e12);
+  EXPECT_DOUBLE_EQ(e.mbu, 0.5);
+  EXPECT_DOUBLE_EQ(e.achieved_bytes_per_s, 1e12);
+  EXPECT_DOUBLE_EQ(e.memory_time_s, 0.007);  // the bandwidth bound: half the measured time
+  EXPECT_TRUE(e.memory_bound);
+  EXPECT_THAT(efficiency_verdict(Phase::kDecode, e), ::testing::StartsWith("decode at MBU 50.0%: below the bandwidth roof"));
+}
+
+TEST(Efficiency, VerdictWordsFollowTheBindingRoof) {
+  StepCost memory;
+  memory.weight_bytes = 16e9;
+  memory.flops = 16e9;
+  EXPECT_THAT(efficiency_verdict(Phase::kDecode, efficiency(memory, 16e9 / (0.8 * 4.8e12), 989e12, 4.8e12)),
+              ::testing::StartsWith("decode at MBU 80.0%: at the bandwidth roof (MFU"));
+  EXPECT_THAT(efficiency_verdict(Phase::kDecode, efficiency(memory, 16e9 / (0.1 * 4.8e12), 989e12, 4.8e12)),
+              ::testing::HasSubstr("far below the bandwidth roof"));
+  StepCost compute;
+  compute.flops = 1e15;
+  compute.weight_bytes = 16e9;
+  EXPECT_THAT(efficiency_verdict(Phase::kPrefill, efficiency(compute, 1e15 / (0.55 * 989e12), 989e12, 4.8e12)),
+              ::testing::StartsWith("prefill at MFU 55.0%: compute-bound and well tuned"));
+  const Efficiency bound_only = efficiency(compute, std::nullopt, 989e12, 4.8e12);
+  EXPECT_DOUBLE_EQ(bound_only.bound_time_s, 1e15 / 989e12);
+  EXPECT_THAT(efficiency_verdict(Phase::kPrefill, bound_only), ::testing::HasSubstr("compute-bound on this chip"));
+}
+
+TEST(ModelShape, ConfigErrorsNameTheField) {
+  auto r = model_shape_from_config(nlohmann::json::parse(R"({"model_type": "llama", "hidden_size": 4096})"), "c.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "config 'c.json': missing field 'num_hidden_layers'");
+  r = model_shape_from_config(nlohmann::json::parse(R"({"hidden_size": "big"})"), "c.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "config 'c.json': field 'hidden_size' must be a positive integer, got \"big\"");
+  r = model_shape_from_config(nlohmann::json::parse(
+                                  R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 6,
+                                      "num_key_value_heads": 4, "intermediate_size": 128, "vocab_size": 100})"),
+                              "c.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.error().message, ::testing::HasSubstr("not a multiple of num_key_value_heads 4"));
+  EXPECT_FALSE(model_preset("llama-9-1t").ok());
+}
+
+TEST(ModelShape, QwenBiasesAndUnknownTypesAreNoted) {
+  // Qwen2 has q, k, v biases but no o bias: 28 layers x (3584 + 2 x 512) more parameters than without.
+  const auto with_bias = count_parameters(preset("qwen2-7b"));
+  EXPECT_EQ(with_bias.total, 7615616512LL);  // transformers: Qwen2-7B has 7,615,616,512 parameters
+  auto r = model_shape_from_config(nlohmann::json::parse(
+                                       R"({"model_type": "olmo", "hidden_size": 64, "num_hidden_layers": 2,
+                                           "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100})"),
+                                   "c.json");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->notes.size(), 1u);
+  EXPECT_THAT(r->notes[0], ::testing::HasSubstr("'olmo' read as a llama-style decoder"));
+}
+
+}  // namespace
+}  // namespace perfhound::model
