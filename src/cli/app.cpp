@@ -86,12 +86,19 @@ int run_app(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   for (auto& command : built.commands) {
     if (!app.got_subcommand(std::string(command->name()))) continue;
     Context context{argc, argv, &out, &err};
-    auto result = command->run(context);
-    if (!result.ok()) {
-      err << fmt::format("perfhound {}: {}\n", command->name(), one_line(result.error().message));
+    try {
+      auto result = command->run(context);
+      if (!result.ok()) {
+        err << fmt::format("perfhound {}: {}\n", command->name(), one_line(result.error().message));
+        return kExitUsage;
+      }
+      return result.value();
+    } catch (const std::exception& e) {
+      // Library code reports bad input through Result; an exception escaping here is input we did not
+      // anticipate (a third-party throw), and it still gets one line and exit 2, never an abort.
+      err << fmt::format("perfhound {}: unexpected error: {}\n", command->name(), one_line(e.what()));
       return kExitUsage;
     }
-    return result.value();
   }
   out << app.help();
   return kExitOk;

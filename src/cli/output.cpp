@@ -13,11 +13,13 @@ void add_output_flags(CLI::App& app, OutputOptions& options) {
 
 core::Status emit_result(const Context& context, const OutputOptions& options, const nlohmann::ordered_json& document,
                          std::string_view text) {
+  // Names from traces can hold invalid UTF-8 (nsys StringIds); replace those bytes rather than throw.
+  const std::string json = document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   if (!options.output_path.empty()) {
-    PH_TRY(report::write_text_file(options.output_path, document.dump(2) + "\n").with_context("-o"));
+    PH_TRY(report::write_text_file(options.output_path, json + "\n").with_context("-o"));
   }
   if (options.json) {
-    *context.out << document.dump(2) << '\n';
+    *context.out << json << '\n';
   } else {
     *context.out << text;
   }

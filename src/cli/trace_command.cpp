@@ -23,6 +23,12 @@ namespace {
 namespace fs = std::filesystem;
 using core::format_duration_ns;
 
+// Whether two paths name one file (through links or different spellings); false if either does not exist.
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return a == b || fs::equivalent(a, b, ec);
+}
+
 bool looks_like_trace_file(const fs::path& p) {
   const std::string name = p.filename().string();
   auto ends_with = [&](std::string_view s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
@@ -69,8 +75,12 @@ class TraceCommand final : public Command {
     app.add_option("path", path_,
                    "Trace file (Kineto .json / .json.gz, nsys .sqlite) or a folder of per-rank trace files")
         ->required();
-    app.add_option("--top", top_, "How many kernels the kernel table lists (0 lists all)")->default_val(10);
-    app.add_option("--gaps", longest_gaps_, "How many of the longest idle gaps to list per GPU")->default_val(5);
+    app.add_option("--top", top_, "How many kernels the kernel table lists (0 lists all)")
+        ->check(CLI::Range(0, 1000000))
+        ->default_val(10);
+    app.add_option("--gaps", longest_gaps_, "How many of the longest idle gaps to list per GPU")
+        ->check(CLI::Range(0, 1000000))
+        ->default_val(5);
     app.add_option("--annotate", annotate_path_,
                    "Write the trace with the idle gaps and the verdict added as events, for the Perfetto UI "
                    "(gzip if it ends in .gz)");
@@ -78,10 +88,19 @@ class TraceCommand final : public Command {
   }
 
   core::Result<int> run(const Context& context) override {
+    if (!output_.output_path.empty() && same_file(output_.output_path, path_)) {
+      return core::Error{fmt::format("-o '{}' is the input trace; give another file for the result", output_.output_path)};
+    }
+    if (!annotate_path_.empty() && same_file(annotate_path_, path_)) {
+      return core::Error{fmt::format("--annotate '{}' is the input trace; give another file", annotate_path_)};
+    }
+    if (!annotate_path_.empty() && !output_.output_path.empty() && same_file(annotate_path_, output_.output_path)) {
+      return core::Error{"--annotate and -o name the same file; give each its own"};
+    }
     std::error_code ec;
     if (fs::is_directory(path_, ec)) return run_ranks(context);
     PH_ASSIGN_OR_RETURN(trace::Timeline timeline, trace::import_trace(path_));
-    const trace::TraceAnalysis analysis = trace::analyze_trace(timeline, top_);
+    const trace::TraceAnalysis analysis = trace::analyze_trace(timeline, static_cast<std::size_t>(top_));
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
     fill_conditions(conditions, timeline);
     if (!annotate_path_.empty()) {
@@ -89,9 +108,9 @@ class TraceCommand final : public Command {
       *context.err << fmt::format("perfhound trace: wrote the annotated trace to '{}' (open it in ui.perfetto.dev)\n",
                                   annotate_path_);
     }
-    const auto document = report::make_json_document("trace", conditions, trace::to_json(analysis, longest_gaps_),
+    const auto document = report::make_json_document("trace", conditions, trace::to_json(analysis, static_cast<std::size_t>(longest_gaps_)),
                                                      import_diagnostics(timeline));
-    std::string text = report::render_trace_report(timeline, analysis, {longest_gaps_});
+    std::string text = report::render_trace_report(timeline, analysis, {static_cast<std::size_t>(longest_gaps_)});
     text += import_summary(timeline);
     text += conditions_text(conditions);
     PH_TRY(emit_result(context, output_, document, text));
@@ -125,16 +144,24 @@ class TraceCommand final : public Command {
     for (std::size_t i = 0; i < files.size(); ++i) {
       auto timeline = trace::import_trace(files[i].string());
       if (!timeline.ok()) return std::move(timeline).with_context(fmt::format("rank file {} of {}", i + 1, files.size())).error();
-      const trace::TraceAnalysis analysis = trace::analyze_trace(*timeline, top_);
+      const trace::TraceAnalysis analysis = trace::analyze_trace(*timeline, static_cast<std::size_t>(top_));
       if (i == 0 && !timeline->info.devices.empty()) conditions.set("gpu", timeline->info.devices.front().name);
       summaries.push_back(trace::summarize_rank(*timeline, analysis, static_cast<int>(i)));
       nlohmann::ordered_json r;
       r["source"] = timeline->info.source;
       r["rank"] = summaries.back().rank;
-      r["analysis"] = trace::to_json(analysis, longest_gaps_);
+      r["analysis"] = trace::to_json(analysis, static_cast<std::size_t>(longest_gaps_));
       per_rank.push_back(std::move(r));
       for (auto& d : import_diagnostics(*timeline)) diagnostics.push_back(std::move(d));
       verdicts += fmt::format("  rank {}: {}\n", summaries.back().rank, analysis.verdict.summary);
+    }
+    for (std::size_t i = 0; i < summaries.size(); ++i) {
+      for (std::size_t j = i + 1; j < summaries.size(); ++j) {
+        if (summaries[i].rank == summaries[j].rank) {
+          return core::Error{fmt::format("'{}' and '{}' are both rank {}: one trace per rank", summaries[i].source,
+                                         summaries[j].source, summaries[i].rank)};
+        }
+      }
     }
     const trace::RankComparison comparison = trace::compare_ranks(std::move(summaries));
     nlohmann::ordered_json result;
@@ -143,7 +170,9 @@ class TraceCommand final : public Command {
     const auto document = report::make_json_document("trace", conditions, std::move(result), std::move(diagnostics));
 
     std::string text = fmt::format("perfhound trace: folder '{}', {} ranks\n\n", path_, comparison.ranks.size());
-    if (comparison.straggler) {
+    if (comparison.ranks.size() == 1) {
+      text += "VERDICT: one rank: nothing to compare (its own verdict is below)\n";
+    } else if (comparison.straggler) {
       text += fmt::format("VERDICT: straggler: rank {} takes {:.2f}x the median rank's time ({} vs {}); every "
                           "collective waits for it\n",
                           comparison.slowest_rank, comparison.slowest_over_median,
@@ -153,6 +182,11 @@ class TraceCommand final : public Command {
     } else {
       text += fmt::format("VERDICT: no straggler: the slowest rank (rank {}) is within {:.0f}% of the median\n",
                           comparison.slowest_rank, (trace::kStragglerRatio - 1.0) * 100.0);
+    }
+    if (comparison.ranks.size() > 1 && comparison.least_comm_rank >= 0) {
+      text += fmt::format("  rank {} spends the least time in communication: in a synchronous job the others wait for "
+                          "the slowest rank inside their collectives, so this is the rank to look at first\n",
+                          comparison.least_comm_rank);
     }
     text += "\nper-rank verdicts:\n" + verdicts + "\n";
     report::TableWriter t({{"rank", report::Align::kLeft}, {"time"}, {"measured as", report::Align::kLeft}, {"GPU busy"},
@@ -170,8 +204,8 @@ class TraceCommand final : public Command {
   }
 
   std::string path_;
-  std::size_t top_ = 10;
-  std::size_t longest_gaps_ = 5;
+  int top_ = 10;  // int, not size_t: CLI11 would wrap "-1" into a huge size_t before any check could see it
+  int longest_gaps_ = 5;
   std::string annotate_path_;
   OutputOptions output_;
 };

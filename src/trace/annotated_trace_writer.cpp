@@ -16,6 +16,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// Dumps as JSON, replacing invalid UTF-8 (trace names are not guaranteed valid) instead of throwing.
+std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
 // Chrome trace times are microseconds; three decimals keep the nanoseconds exact.
 std::string us(std::int64_t ns) {
   const char* sign = ns < 0 ? "-" : "";
@@ -27,17 +30,17 @@ std::string us(std::int64_t ns) {
 std::string event_line(std::string_view ph, std::string_view name, std::int64_t pid, std::int64_t tid,
                        std::int64_t ts_ns, std::int64_t dur_ns, const Json& args) {
   std::string line = fmt::format(R"({{"ph": "{}", "cat": "perfhound", "name": {}, "pid": {}, "tid": {}, "ts": {})",
-                                 ph, Json(std::string(name)).dump(), pid, tid, us(ts_ns));
+                                 ph, dump(Json(std::string(name))), pid, tid, us(ts_ns));
   if (ph == "X") line += fmt::format(R"(, "dur": {})", us(dur_ns));
   if (ph == "i") line += R"(, "s": "t")";
-  if (!args.is_null()) line += fmt::format(R"(, "args": {})", args.dump());
+  if (!args.is_null()) line += fmt::format(R"(, "args": {})", dump(args));
   line += "}";
   return line;
 }
 
 std::string thread_name(std::int64_t pid, std::int64_t tid, std::string_view name) {
   return fmt::format(R"({{"ph": "M", "name": "thread_name", "pid": {}, "tid": {}, "args": {{"name": {}}}}})", pid, tid,
-                     Json(std::string(name)).dump());
+                     dump(Json(std::string(name))));
 }
 
 std::vector<std::string> marker_events(const TraceAnalysis& a) {

@@ -82,6 +82,10 @@ Category category_of(std::string_view cat) {
   return Category::kUnknown;
 }
 
+// Timestamps and durations beyond 2^62 ns (146 years) are not a clock: rejecting them keeps every sum of a
+// start and a duration, and every difference of two timestamps, inside int64.
+constexpr std::int64_t kMaxAbsTimeNs = std::int64_t{1} << 62;
+
 // "5359688580398.798" (microseconds, as Kineto prints ns / 1000 with three decimals) -> 5359688580398798 ns
 // exactly. More than three decimals round half up; an exponent falls back to double arithmetic.
 std::optional<std::int64_t> parse_us_as_ns(std::string_view text) {
@@ -93,6 +97,7 @@ std::optional<std::int64_t> parse_us_as_ns(std::string_view text) {
     double us = 0;
     const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), us);
     if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(us)) return std::nullopt;
+    if (std::fabs(us) * 1000.0 > static_cast<double>(kMaxAbsTimeNs)) return std::nullopt;
     return static_cast<std::int64_t>(std::llround(us * 1000.0));
   }
   bool negative = false;
@@ -103,7 +108,7 @@ std::optional<std::int64_t> parse_us_as_ns(std::string_view text) {
   }
   std::int64_t whole = 0;
   std::size_t digits = 0;
-  constexpr std::int64_t kMaxWholeUs = std::numeric_limits<std::int64_t>::max() / 1000 - 1;
+  constexpr std::int64_t kMaxWholeUs = kMaxAbsTimeNs / 1000;
   for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
     whole = whole * 10 + (text[i] - '0');
     if (whole > kMaxWholeUs) return std::nullopt;
@@ -556,7 +561,7 @@ class KinetoReader {
       } else if (key == "ts" || key == "dur") {
         const std::string_view token = value.raw_json_token();
         const auto ns = parse_us_as_ns(token);
-        if (!ns) return error_at(at, fmt::format("event {}: '{}' is not a number of microseconds: '{}'",
+        if (!ns) return error_at(at, fmt::format("event {}: '{}' is not a number of microseconds within +-2^62 ns: '{}'",
                                                  timeline_.stats.events_read + 1, key == "ts" ? "ts" : "dur", token));
         (key == "ts" ? ev.ts_ns : ev.dur_ns) = *ns;
       } else if (key == "pid" || key == "tid") {

@@ -300,6 +300,11 @@ class NsysImport {
     PH_TRY(read_syncs());
     PH_TRY(read_nvtx());
     PH_TRY(read_devices());
+    if (timeline_.gpu.empty()) {
+      return Error{fmt::format("{}: no GPU activity: the kernel, memcpy and memset tables hold no rows (capture "
+                               "with nsys profile --trace=cuda)",
+                               where_)};
+    }
 
     timeline_.info.format = std::string(kFormatName);
     timeline_.info.source = path_;

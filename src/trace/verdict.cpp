@@ -30,14 +30,32 @@ const DeviceGapAttribution* gaps_of(const GapAttribution& g, std::int32_t device
   return nullptr;
 }
 
-// The host category holding the most idle time of the device's interior gaps.
+// The host category holding the most idle time of the device's interior gaps; nothing recorded when no
+// category holds any (a device with no gaps must not read as "sync", the first category).
 HostCategory dominant_idle(const DeviceGapAttribution& d) {
-  std::size_t best = 0;
-  for (std::size_t c = 1; c < kHostCategoryCount; ++c) {
-    if (d.categories[c].idle_ns > d.categories[best].idle_ns) best = c;
+  std::size_t best = static_cast<std::size_t>(HostCategory::kNothingRecorded);
+  std::int64_t most = 0;
+  for (std::size_t c = 0; c < kHostCategoryCount; ++c) {
+    if (d.categories[c].idle_ns > most) {
+      most = d.categories[c].idle_ns;
+      best = c;
+    }
   }
   return static_cast<HostCategory>(best);
 }
+
+const CommunicationStats* communication_of(const Communication& c, std::int32_t device) {
+  for (const auto& d : c.devices) {
+    if (d.device == device) return &d.stats;
+  }
+  return nullptr;
+}
+
+// Below this share of the idle time a host state is noise in the one-line split.
+constexpr double kSplitLineMinShare = 0.001;
+// Idle before the first and after the last GPU activity worth a note: a tenth of the window changes the
+// whole-window busy ratio enough that a reader comparing it with nvidia-smi needs to know why.
+constexpr double kOutsideSpanNoteShare = 0.10;
 
 double family_share(const KernelBreakdown& k, KernelFamily family) {
   for (const auto& f : k.families) {
@@ -57,7 +75,7 @@ std::string idle_split_line(const DeviceGapAttribution& g) {
   std::string line = "idle time by what the host was doing:";
   bool first = true;
   for (std::size_t c = 0; c < kHostCategoryCount; ++c) {
-    if (g.categories[c].idle_ratio < 0.001) continue;  // below 0.1% it is noise in a one-line summary
+    if (g.categories[c].idle_ratio < kSplitLineMinShare) continue;
     line += fmt::format("{} {} {}", first ? "" : ",", host_category_name(static_cast<HostCategory>(c)),
                         format_percent(g.categories[c].idle_ratio));
     first = false;
@@ -67,7 +85,7 @@ std::string idle_split_line(const DeviceGapAttribution& g) {
 
 void add_window_note(Verdict& v, const Utilization& u, const DeviceUtilization& d) {
   const std::int64_t outside = d.active_start_ns - u.window_start_ns + (u.window_end_ns - d.active_end_ns);
-  if (share(outside, u.window_ns) >= 0.1) {
+  if (share(outside, u.window_ns) >= kOutsideSpanNoteShare) {
     v.evidence.push_back(fmt::format(
         "{} of the {} profiled window lies before the first or after the last GPU activity (profiler start-up, "
         "warm-up, tear-down); over the whole window the GPU is busy {}",
@@ -84,8 +102,9 @@ void add_launch_evidence(Verdict& v, const LaunchOverhead& l) {
                                      format_duration_ns(l.mean_launch_call_ns)));
   }
   if (l.graph_launch_count > 0) {
-    v.evidence.push_back(fmt::format("{} CUDA Graph launches ran {} kernels ({:.0f} per launch on average)",
-                                     l.graph_launch_count, l.graph_kernel_count, l.mean_kernels_per_launch));
+    v.evidence.push_back(fmt::format("{} CUDA Graph launches ran {} kernels ({:.0f} per graph launch on average)",
+                                     l.graph_launch_count, l.graph_kernel_count,
+                                     static_cast<double>(l.graph_kernel_count) / static_cast<double>(l.graph_launch_count)));
   }
 }
 
@@ -103,7 +122,8 @@ void kernel_bound(Verdict& v, const DeviceUtilization& d, const KernelBreakdown&
                           "{}, {} of kernel time",
                           format_percent(d.active_busy_ratio), name, format_percent(v.dominant_kernel_share));
   v.next_steps.push_back(fmt::format(
-      "ncu the dominant kernel (ncu --set roofline -k regex:'{}') and place it on the roofline: memory slope -> "
+      "ncu the dominant kernel (ncu --set roofline --kernel-name-base demangled -k regex:'{}') and place it on the "
+      "roofline: memory slope -> "
       "fuse, quantize, raise arithmetic intensity (batch); compute roof -> lower precision (FP8/BF16), better "
       "tiling; below both -> launch configuration, occupancy, tiling",
       ncu_kernel_filter(name)));
@@ -160,8 +180,10 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
   const double idle = 1.0 - d->active_busy_ratio;
   std::int64_t gpu_busy = 0;
   for (const auto& dev : u.devices) gpu_busy += dev.busy_ns;
+  // Copies are not split per device by data_movement, so their share is of all devices' busy time.
   const double copy_share = share(data.host_device_copy_ns, gpu_busy);
-  const double exposed_comm = share(comm.total.exposed_ns, d->active_span_ns);
+  const CommunicationStats* device_comm = communication_of(comm, d->device);
+  const double exposed_comm = device_comm != nullptr ? share(device_comm->exposed_ns, d->active_span_ns) : 0.0;
   const HostCategory idle_cause = g != nullptr ? dominant_idle(*g) : HostCategory::kNothingRecorded;
 
   v.evidence.push_back(idle_line(*d));
@@ -170,8 +192,12 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
   if (copy_share >= kCopiesDominate || (idle >= kIdleMatters && idle_cause == HostCategory::kMemcpy)) {
     v.kind = BottleneckKind::kDataMovement;
     v.bottleneck_class = "bandwidth";
-    v.summary = fmt::format("data-movement-bound: host<->device copies take {} of GPU busy time",
-                            format_percent(copy_share));
+    v.summary = copy_share >= kCopiesDominate
+                    ? fmt::format("data-movement-bound: host<->device copies take {} of GPU busy time",
+                                  format_percent(copy_share))
+                    : fmt::format("data-movement-bound: the GPU is idle {} of its active span while the host is "
+                                  "blocked in copy calls",
+                                  format_percent(idle));
     bool slow_pageable = false;
     for (const auto& c : data.copies) {
       if (c.direction != CopyDirection::kHostToDevice && c.direction != CopyDirection::kDeviceToHost) continue;
@@ -195,9 +221,12 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
     v.bottleneck_class = "bandwidth";
     v.summary = fmt::format("communication-bound: {} of the active span is communication not hidden behind compute",
                             format_percent(exposed_comm));
-    v.evidence.push_back(fmt::format("communication kernels: {} of GPU busy time, {} of it overlapped with compute",
-                                     format_percent(comm.total.share_of_gpu_busy),
-                                     format_percent(comm.total.hidden_ratio)));
+    if (device_comm != nullptr) {
+      v.evidence.push_back(fmt::format("communication kernels: {} of GPU busy time, {} of it overlapped with compute; "
+                                       "their time includes waiting for the other ranks (compare the ranks' traces)",
+                                       format_percent(device_comm->share_of_gpu_busy),
+                                       format_percent(device_comm->hidden_ratio)));
+    }
     v.next_steps.push_back("overlap collectives with compute (gradient bucketing, async collectives, "
                            "communication on its own stream)");
     v.next_steps.push_back("send fewer, larger collectives; reduce what crosses the link (lower-precision "
@@ -243,6 +272,13 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
       default:
         v.kind = BottleneckKind::kUntracedHost;
         v.bottleneck_class = "overhead";
+        if (gaps.host_event_count == 0) {
+          v.summary = fmt::format("the GPU is idle {} of its active span and the trace has no host events to say why",
+                                  format_percent(idle));
+          v.next_steps.push_back("record the host side: torch.profiler activities=[ProfilerActivity.CPU, "
+                                 "ProfilerActivity.CUDA] (nsys: --trace=cuda,nvtx,osrt)");
+          break;
+        }
         v.summary = fmt::format("overhead-bound (host): the GPU is idle {} of its active span while the host does "
                                 "something the trace did not record",
                                 format_percent(idle));

@@ -287,7 +287,7 @@ TEST(KinetoImporterErrors, InvalidJsonInAnEventGivesItsByteOffset) {
   const std::string path = write_temp("invalid.json", text);
   const std::string message = import_error(path);
   EXPECT_THAT(message, ::testing::MatchesRegex("'" + path + "' byte [0-9]+: .*"));
-  EXPECT_THAT(message, HasSubstr("'dur' is not a number of microseconds: 'tru'"));
+  EXPECT_THAT(message, HasSubstr("'dur' is not a number of microseconds within +-2^62 ns: 'tru'"));
 }
 
 TEST(KinetoImporterErrors, MismatchedBracket) {
