@@ -1,4 +1,7 @@
 #include "cli/command.h"
+#include "cli/hw_command.h"
+#include "cli/mfu_command.h"
+#include "cli/roofline_command.h"
 #include "cli/stats_command.h"
 #include "cli/trace_command.h"
 
@@ -7,6 +10,9 @@ namespace perfhound::cli {
 std::vector<std::unique_ptr<Command>> make_commands() {
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(make_trace_command());
+  commands.push_back(make_roofline_command());
+  commands.push_back(make_mfu_command());
+  commands.push_back(make_hw_command());
   commands.push_back(make_stats_command());
   return commands;
 }

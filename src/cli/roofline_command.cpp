@@ -1,0 +1,172 @@
+#include "cli/roofline_command.h"
+
+#include <fmt/format.h>
+
+#include "cli/output.h"
+#include "core/conditions.h"
+#include "core/units.h"
+#include "hw/chip_spec.h"
+#include "model/precision.h"
+#include "report/json_document.h"
+#include "report/table_writer.h"
+#include "roofline/ncu_csv_reader.h"
+#include "roofline/roofline.h"
+
+namespace perfhound::cli {
+namespace {
+
+using core::format_si;
+
+nlohmann::ordered_json point_json(const roofline::RooflinePoint& p) {
+  return {{"arithmetic_intensity_flop_per_byte", p.arithmetic_intensity},
+          {"ridge_point_flop_per_byte", p.ridge_point},
+          {"attainable_flops_per_s", p.attainable_flops_per_s},
+          {"achieved_flops_per_s", p.achieved_flops_per_s},
+          {"achieved_bytes_per_s", p.achieved_bytes_per_s},
+          {"fraction_of_attainable", p.fraction_of_attainable},
+          {"bound_time_s", p.bound_time_s},
+          {"case", roofline::case_name(p.roofline_case)},
+          {"advice", roofline::advice(p.roofline_case)}};
+}
+
+core::Result<double> parse_amount(const std::string& text, std::string_view flag) {
+  auto v = core::parse_si_number(text);
+  if (!v.ok()) return core::Error{fmt::format("{}: {}", flag, v.error().message)};
+  if (*v < 0) return core::Error{fmt::format("{}: must not be negative, got '{}'", flag, text)};
+  return *v;
+}
+
+class RooflineCommand final : public Command {
+ public:
+  std::string_view name() const override { return "roofline"; }
+  std::string_view summary() const override {
+    return "Place a kernel on the roofline: memory slope, compute roof, or below both (by hand or from ncu CSV)";
+  }
+
+  void add_flags(CLI::App& app) override {
+    app.add_option("--hw", hw_, "Chip whose roofs to use (perfhound hw list, or a chip JSON file); with --ncu, "
+                                "default: the ceilings ncu measured on the device");
+    app.add_option("--precision", precision_, "Which compute roof: bf16, fp16, fp8, int8, fp32, tf32, fp4")->default_val("bf16");
+    app.add_option("--flops", flops_, "FLOPs the kernel did (e.g. 1.1T, 64M)");
+    app.add_option("--bytes", bytes_, "Bytes it moved to and from DRAM (e.g. 805M)");
+    app.add_option("--time", time_, "Its measured time (e.g. 1.45ms, 200us)");
+    app.add_option("--ncu", ncu_, "Nsight Compute CSV (ncu --set roofline --csv --page raw ...): every kernel in it");
+    add_output_flags(app, output_);
+  }
+
+  core::Result<int> run(const Context& context) override {
+    core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
+    if (!ncu_.empty()) return run_ncu(context, conditions);
+    if (hw_.empty() || flops_.empty() || bytes_.empty() || time_.empty()) {
+      return core::Error{"give --hw, --flops, --bytes and --time, or --ncu FILE.csv"};
+    }
+    PH_ASSIGN_OR_RETURN(const roofline::Roof roof, chip_roof(conditions));
+    roofline::KernelMeasurement m;
+    PH_ASSIGN_OR_RETURN(m.flops, parse_amount(flops_, "--flops"));
+    PH_ASSIGN_OR_RETURN(m.bytes, parse_amount(bytes_, "--bytes"));
+    PH_ASSIGN_OR_RETURN(const std::int64_t time_ns, core::parse_duration_ns(time_).with_context("--time"));
+    m.time_s = static_cast<double>(time_ns) * 1e-9;
+    PH_ASSIGN_OR_RETURN(const roofline::RooflinePoint p, roofline::place_on_roofline(roof, m));
+    conditions.set("flops", m.flops);
+    conditions.set("bytes", m.bytes);
+    conditions.set("time_s", m.time_s);
+
+    std::string text = fmt::format("perfhound roofline: {} FLOP, {} moved, in {} on {}\n\n", format_si(m.flops, ""),
+                                   core::format_bytes(m.bytes), core::format_duration_ns(m.time_s * 1e9), roof.label);
+    text += fmt::format("VERDICT: {}: {}\n\n", roofline::case_name(p.roofline_case), roofline::advice(p.roofline_case));
+    report::TableWriter t({{"figure", report::Align::kLeft}, {"value"}});
+    t.add_row({"arithmetic intensity", fmt::format("{:.3g} FLOP/byte", p.arithmetic_intensity)});
+    t.add_row({"ridge point", fmt::format("{:.3g} FLOP/byte", p.ridge_point)});
+    t.add_row({"attainable", format_si(p.attainable_flops_per_s, "FLOP/s")});
+    t.add_row({"achieved", format_si(p.achieved_flops_per_s, "FLOP/s") + ", " + format_si(p.achieved_bytes_per_s, "B/s")});
+    t.add_row({"fraction of attainable", core::format_percent(p.fraction_of_attainable)});
+    t.add_row({"roofline bound time", core::format_duration_ns(p.bound_time_s * 1e9)});
+    text += t.render() + conditions_text(conditions);
+    const auto doc = report::make_json_document("roofline", conditions, {{"roof", roof.label}, {"point", point_json(p)}});
+    PH_TRY(emit_result(context, output_, doc, text));
+    return kExitOk;
+  }
+
+ private:
+  static std::string conditions_text(const core::Conditions& c) {
+    std::string s = "\nconditions:\n";
+    for (const auto& line : c.to_lines()) s += "  " + line + "\n";
+    return s;
+  }
+
+  core::Result<roofline::Roof> chip_roof(core::Conditions& conditions) const {
+    PH_ASSIGN_OR_RETURN(const hw::ChipSpec chip, hw::find_chip(hw_).with_context("--hw"));
+    PH_ASSIGN_OR_RETURN(const model::Precision precision, model::parse_precision(precision_).with_context("--precision"));
+    PH_ASSIGN_OR_RETURN(const hw::Roof compute,
+                        hw::compute_roof(chip, model::precision_info(precision).peak_key).with_context("--hw"));
+    const hw::Roof memory = hw::memory_roof(chip);
+    conditions.set("hardware", chip.display_name);
+    conditions.set("precision", precision_);
+    conditions.set("compute_roof", compute.source);
+    conditions.set("memory_roof", memory.source);
+    return roofline::Roof{compute.value, memory.value,
+                          fmt::format("{} ({} {}, {})", chip.display_name, precision_,
+                                      compute.measured ? "measured" : "spec sheet",
+                                      memory.measured ? "measured bandwidth" : "spec-sheet bandwidth")};
+  }
+
+  core::Result<int> run_ncu(const Context& context, core::Conditions& conditions) {
+    PH_ASSIGN_OR_RETURN(const roofline::NcuCsv csv, roofline::read_ncu_csv(ncu_));
+    std::optional<roofline::Roof> fixed;
+    if (!hw_.empty()) {
+      PH_ASSIGN_OR_RETURN(fixed, chip_roof(conditions));
+    }
+    conditions.set("ncu_csv", ncu_);
+    conditions.set("roofs", fixed ? "chip catalogue" : "measured by ncu on the device, at each kernel's clocks");
+    std::string text = fmt::format("perfhound roofline: {} kernels from '{}'\n", csv.kernels.size(), ncu_);
+    for (const auto& note : csv.notes) {
+      if (note.find("==WARNING==") != std::string::npos) text += "ncu said: " + note + "\n";
+    }
+    text += "\n";
+    report::TableWriter t({{"id"}, {"kernel", report::Align::kLeft}, {"time"}, {"FLOPs"}, {"DRAM bytes"}, {"FLOP/B"},
+                           {"achieved"}, {"of attainable"}, {"case", report::Align::kLeft}});
+    auto kernels = nlohmann::ordered_json::array();
+    for (const auto& k : csv.kernels) {
+      const roofline::KernelMeasurement m = roofline::dram_measurement(k);
+      const std::optional<roofline::Roof> roof = fixed ? fixed : roofline::roof_from_row(k);
+      nlohmann::ordered_json j{{"id", k.id}, {"name", k.name}, {"duration_s", k.duration_s}, {"flops", k.total_flops},
+                               {"dram_bytes", k.dram_bytes}};
+      std::string case_text = "(no FLOPs or no roof in the row)";
+      std::string achieved = "-", fraction = "-", intensity = "-";
+      if (roof && (m.flops > 0 || m.bytes > 0)) {
+        auto p = roofline::place_on_roofline(*roof, m);
+        if (p.ok()) {
+          j["roof"] = roof->label;
+          j["point"] = point_json(*p);
+          case_text = std::string(roofline::case_name(p->roofline_case));
+          achieved = format_si(p->achieved_flops_per_s, "FLOP/s");
+          fraction = core::format_percent(p->fraction_of_attainable);
+          intensity = fmt::format("{:.3g}", p->arithmetic_intensity);
+        } else {
+          case_text = p.error().message;
+        }
+      }
+      kernels.push_back(std::move(j));
+      std::string name = k.name.size() > 48 ? k.name.substr(0, 45) + "..." : k.name;
+      t.add_row({std::to_string(k.id), name, core::format_duration_ns(k.duration_s * 1e9), format_si(k.total_flops, ""),
+                 core::format_bytes(k.dram_bytes), intensity, achieved, fraction, case_text});
+    }
+    text += t.render();
+    text += "\ncases: memory_slope = memory-bound (fuse, quantize, raise arithmetic intensity); compute_roof = "
+            "compute-bound (lower precision, better tiling); below_both = overhead or occupancy (launch "
+            "configuration, registers, tiling)\n";
+    text += conditions_text(conditions);
+    const auto doc = report::make_json_document("roofline", conditions, {{"kernels", kernels}});
+    PH_TRY(emit_result(context, output_, doc, text));
+    return kExitOk;
+  }
+
+  std::string hw_, precision_ = "bf16", flops_, bytes_, time_, ncu_;
+  OutputOptions output_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_roofline_command() { return std::make_unique<RooflineCommand>(); }
+
+}  // namespace perfhound::cli
