@@ -125,7 +125,9 @@ class TraceCommand final : public Command {
   }
 
   core::Result<int> run_ranks(const Context& context) {
-    if (!annotate_path_.empty()) return core::Error{"--annotate takes one trace file, not a folder"};
+    if (!annotate_path_.empty()) {
+      return core::Error{fmt::format("--annotate takes one trace file, not the folder '{}'", path_)};
+    }
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(path_)) {
       if (entry.is_regular_file() && looks_like_trace_file(entry.path())) files.push_back(entry.path());

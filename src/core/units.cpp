@@ -89,6 +89,8 @@ std::string format_percent(double ratio) {
   if (std::isnan(ratio)) return "n/a";
   const double pct = ratio * 100.0;
   if (std::fabs(pct) >= 10 || pct == 0) return fmt::format("{:.1f}%", pct);
+  // Tiny shares (decode MFU is often 0.01%) keep two significant digits instead of rounding to 0.00%.
+  if (std::fabs(pct) < 0.1) return fmt::format("{:.2g}%", pct);
   return fmt::format("{:.2f}%", pct);
 }
 

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -97,7 +98,7 @@ std::vector<std::string> timeline_events(const Timeline& t) {
                       : h.kind == HostKind::kDriver     ? "cuda_driver"
                       : h.kind == HostKind::kCpuOp      ? "cpu_op"
                       : h.kind == HostKind::kPython     ? "python_function"
-                      : h.kind == HostKind::kSync       ? "cuda_sync"
+                      : h.kind == HostKind::kSync       ? "host_sync"
                                                         : "user_annotation";
     std::string line = event_line("X", t.name(h.name), h.pid, h.tid, h.start_ns, h.dur_ns, args.empty() ? Json() : args);
     line.replace(line.find("\"perfhound\""), 11, fmt::format("\"{}\"", cat));
@@ -156,7 +157,10 @@ core::Status write_joined(Output& out, const std::vector<std::string>& events, b
 }  // namespace
 
 core::Status write_annotated_trace(const Timeline& t, const TraceAnalysis& a, const std::string& out_path) {
-  if (out_path == t.info.source) return core::Error{"--annotate: refusing to overwrite the input trace"};
+  std::error_code ec;
+  if (out_path == t.info.source || std::filesystem::equivalent(out_path, t.info.source, ec)) {
+    return core::Error{fmt::format("--annotate: refusing to overwrite the input trace '{}'", t.info.source)};
+  }
   PH_ASSIGN_OR_RETURN(auto out, Output::open(out_path));
   const auto markers = marker_events(a);
   if (t.info.events_array_offset < 0) {

@@ -38,6 +38,7 @@ enum class Category : std::uint8_t {
   kUserAnnotation,
   kPython,
   kGpuUserAnnotation,
+  kHostSync,
   kIgnored,  // known, not needed for the timeline: flows, profiler overhead, instants, sync markers
   kUnknown,
 };
@@ -73,6 +74,7 @@ constexpr CategoryName kCategories[] = {
     {"cpu_instant_event", Category::kIgnored},
     {"cuda_profiler_range", Category::kIgnored},
     {"perfhound", Category::kIgnored},  // our own --annotate rows: findings, not profiled work
+    {"host_sync", Category::kHostSync},  // host waits recorded by nsys, as --annotate writes them back
 };
 
 Category category_of(std::string_view cat) {
@@ -674,6 +676,7 @@ class KinetoReader {
                  : category == Category::kDriver ? HostKind::kDriver
                  : category == Category::kCpuOp ? HostKind::kCpuOp
                  : category == Category::kPython ? HostKind::kPython
+                 : category == Category::kHostSync ? HostKind::kSync
                                                  : HostKind::kUserAnnotation;
         h.name = name;
         h.correlation = ev.correlation;

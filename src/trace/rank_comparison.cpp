@@ -17,7 +17,8 @@ RankSummary summarize_rank(const Timeline& timeline, const TraceAnalysis& a, int
       r.time_ns = d.active_span_ns;
     }
   }
-  if (a.launches.step_source == StepSource::kProfilerStep && !a.launches.steps.empty()) {
+  // A rank without GPU activity keeps time 0 (the header's promise): its steps, if any, timed nothing.
+  if (r.busy_ns > 0 && a.launches.step_source == StepSource::kProfilerStep && !a.launches.steps.empty()) {
     std::vector<double> steps;
     for (const auto& s : a.launches.steps) steps.push_back(static_cast<double>(s.end_ns - s.start_ns));
     r.time_ns = static_cast<std::int64_t>(core::summarize(steps).p50);
@@ -45,7 +46,8 @@ RankComparison compare_ranks(std::vector<RankSummary> ranks) {
   c.straggler = c.ranks.size() > 1 && c.slowest_over_median >= kStragglerRatio;
   const auto least = std::min_element(c.ranks.begin(), c.ranks.end(),
                                       [](const auto& a, const auto& b) { return a.comm_ns < b.comm_ns; });
-  if (least->comm_ns > 0 || c.ranks.size() > 1) c.least_comm_rank = least->rank;
+  const bool any_comm = std::any_of(c.ranks.begin(), c.ranks.end(), [](const auto& r) { return r.comm_ns > 0; });
+  if (any_comm) c.least_comm_rank = least->rank;
   return c;
 }
 

@@ -178,6 +178,7 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
   }
   const DeviceGapAttribution* g = gaps_of(gaps, d->device);
   const double idle = 1.0 - d->active_busy_ratio;
+  const bool idle_matters = d->active_busy_ratio < kBusyEnough;
   std::int64_t gpu_busy = 0;
   for (const auto& dev : u.devices) gpu_busy += dev.busy_ns;
   // Copies are not split per device by data_movement, so their share is of all devices' busy time.
@@ -189,7 +190,7 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
   v.evidence.push_back(idle_line(*d));
   if (g != nullptr && g->gap_count > 0) v.evidence.push_back(idle_split_line(*g));
 
-  if (copy_share >= kCopiesDominate || (idle >= kIdleMatters && idle_cause == HostCategory::kMemcpy)) {
+  if (copy_share >= kCopiesDominate || (idle_matters && idle_cause == HostCategory::kMemcpy)) {
     v.kind = BottleneckKind::kDataMovement;
     v.bottleneck_class = "bandwidth";
     v.summary = copy_share >= kCopiesDominate
@@ -216,11 +217,16 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
     v.next_steps.push_back("overlap the remaining copies with compute: pinned memory, non_blocking=True, a "
                            "separate stream");
   } else if (exposed_comm >= kExposedCommMatters ||
-             (idle >= kIdleMatters && idle_cause == HostCategory::kCommunication)) {
+             (idle_matters && idle_cause == HostCategory::kCommunication)) {
     v.kind = BottleneckKind::kCommunication;
     v.bottleneck_class = "bandwidth";
-    v.summary = fmt::format("communication-bound: {} of the active span is communication not hidden behind compute",
-                            format_percent(exposed_comm));
+    v.summary = exposed_comm >= kExposedCommMatters
+                    ? fmt::format("communication-bound: {} of the active span is communication not hidden behind "
+                                  "compute",
+                                  format_percent(exposed_comm))
+                    : fmt::format("communication-bound: the GPU is idle {} of its active span while the host is "
+                                  "inside collectives",
+                                  format_percent(idle));
     if (device_comm != nullptr) {
       v.evidence.push_back(fmt::format("communication kernels: {} of GPU busy time, {} of it overlapped with compute; "
                                        "their time includes waiting for the other ranks (compare the ranks' traces)",
@@ -232,7 +238,7 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
     v.next_steps.push_back("send fewer, larger collectives; reduce what crosses the link (lower-precision "
                            "communication)");
     v.next_steps.push_back("revisit the parallelism: less tensor parallelism over slow links, keep TP within NVLink");
-  } else if (idle >= kIdleMatters && g != nullptr) {
+  } else if (idle_matters && g != nullptr) {
     switch (idle_cause) {
       case HostCategory::kLaunch:
         v.kind = BottleneckKind::kLaunchBound;

@@ -4,7 +4,7 @@
 //
 //   GPU copies dominate its busy time           -> data movement (PCIe bandwidth): pin, keep on device, overlap
 //   exposed communication >= 20% of the span    -> communication: overlap, fewer/larger collectives, topology
-//   GPU idle >= 20% of its active span, by what the host did in the idle gaps:
+//   GPU busy < 80% of its active span, by what the host did in the idle gaps:
 //     launching (cudaLaunchKernel, framework ops) -> overhead, launch-bound: CUDA Graphs, fusion, bigger batch
 //     blocked in a synchronize                   -> overhead, serialized: remove host syncs, async, streams
 //     in a blocking copy                         -> data movement
@@ -32,14 +32,15 @@
 
 namespace perfhound::trace {
 
-// The GPU is "idle enough to matter" below 80% busy over its active span: the seed's "packed solid" read.
-// Above it, even removing every gap gains at most 1.25x, less than a kernel-level fix usually gives.
-inline constexpr double kIdleMatters = 0.20;
+// The GPU is "idle enough to matter" when busy less than 80% of its active span: the seed's "packed
+// solid" read. At 80% or more, removing every gap gains at most 1.25x, less than a kernel fix usually gives.
+// (Compared as busy < 0.80, not idle >= 0.20, so exactly 80% busy is not at the mercy of 1.0 - 0.8 rounding.)
+inline constexpr double kBusyEnough = 0.80;
 // Copies are the bottleneck when they are at least half of the GPU's busy time: then no kernel work can
 // gain more than 2x, while a pinned or removed copy can.
 inline constexpr double kCopiesDominate = 0.50;
 // Exposed (not overlapped) communication this large a share of the active span is worth fixing before
-// kernels: the same 1.25x bound as kIdleMatters.
+// kernels: the same 1.25x bound as kBusyEnough.
 inline constexpr double kExposedCommMatters = 0.20;
 // Elementwise, copy and reduction kernels are memory-bound by construction (few FLOPs per byte); when they
 // are this share of GPU time, fusing them is the first kernel-side lever (one pass over memory, not many).

@@ -265,8 +265,6 @@ TEST_F(TraceCliTest, AnnotateWithAFolderInput) {
 }
 
 TEST_F(TraceCliTest, AnnotateWithAFolderInputNamesTheFolder) {
-  GTEST_SKIP() << "bug: trace_command.cpp:128 run_ranks: '--annotate takes one trace file, not a folder' does not "
-                  "quote the folder it was given (STYLE.md rule 8)";
   const std::string folder = path("ranks");
   fs::create_directory(folder);
   expect_bad_input(folder, {"--annotate", path("out.json")});

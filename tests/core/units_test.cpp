@@ -45,6 +45,8 @@ TEST(FormatPercent, OneOrTwoDecimals) {
   EXPECT_EQ(format_percent(0.0512), "5.12%");
   EXPECT_EQ(format_percent(1.0), "100.0%");
   EXPECT_EQ(format_percent(0), "0.0%");
+  EXPECT_EQ(format_percent(0.0000418), "0.0042%");  // two significant digits, not 0.00%
+  EXPECT_EQ(format_percent(0.00123), "0.12%");
 }
 
 TEST(ParseSiNumber, SuffixesAndErrors) {

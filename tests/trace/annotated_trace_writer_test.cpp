@@ -269,9 +269,6 @@ constexpr const char* kNsysSyncSql =
     "(1200, 2000, 0, 7, 11, 281560221745152, 3);";
 
 TEST_F(AnnotatedTraceWriterTest, NsysSyncEventsSurviveTheFreshChromeTrace) {
-  GTEST_SKIP() << "bug: annotated_trace_writer.cpp:100 writes HostKind::kSync as cat 'cuda_sync', which the Kineto "
-                  "importer ignores (kineto_json_importer.cpp:72): the annotated trace of a sync-bound nsys export "
-                  "re-reads with 0 host events and as untraced-host";
   const std::string db_path = path("sync.sqlite");
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
@@ -341,9 +338,6 @@ TEST_F(AnnotatedTraceWriterTest, RefusesToOverwriteTheInput) {
 }
 
 TEST_F(AnnotatedTraceWriterTest, RefusesToOverwriteTheInputSpelledAnotherWay) {
-  GTEST_SKIP() << "bug: annotated_trace_writer.cpp:159 compares out_path == info.source as strings, so "
-                  "'DIR/./input.json.gz' for input 'DIR/input.json.gz' replaces the input trace (the CLI now checks "
-                  "fs::equivalent first, trace_command.cpp same_file; the library function does not)";
   const std::string input = path("input.json.gz");
   fs::copy_file(kEager, input);
   auto t = import_trace(input);

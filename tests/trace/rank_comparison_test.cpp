@@ -229,10 +229,6 @@ TEST(SummarizeRank, NoGpuActivityHasTimeZero) {
 }
 
 TEST(SummarizeRank, NoGpuActivityButProfilerStepsStillHasTimeZero) {
-  GTEST_SKIP() << "bug: rank_comparison.cpp:20 summarize_rank takes the median ProfilerStep time even when the "
-                  "rank has no GPU activity (busy 0): time 20 ms instead of 0, and compare_ranks then calls the "
-                  "idle rank the straggler (20 ms vs median 15 ms), against rank_comparison.h's contract "
-                  "(since 2138a49 both importers refuse traces without GPU activity: only API callers reach it)";
   // rank_comparison.h: "ranks without GPU activity have time 0 and are never the straggler". A rank whose
   // trace has steps but no GPU work (an nsys export with empty CUPTI tables, say) must not get a step time.
   Timeline t;
