@@ -124,7 +124,8 @@ class RooflineCommand final : public Command {
     }
     text += "\n";
     report::TableWriter t({{"id"}, {"kernel", report::Align::kLeft}, {"time"}, {"FLOPs"}, {"DRAM bytes"}, {"FLOP/B"},
-                           {"achieved"}, {"of attainable"}, {"case", report::Align::kLeft}});
+                           {"achieved"}, {"of attainable"}, {"case", report::Align::kLeft},
+                           {"binding roof", report::Align::kLeft}});
     auto kernels = nlohmann::ordered_json::array();
     for (const auto& k : csv.kernels) {
       const roofline::KernelMeasurement m = roofline::dram_measurement(k);
@@ -132,7 +133,7 @@ class RooflineCommand final : public Command {
       nlohmann::ordered_json j{{"id", k.id}, {"name", k.name}, {"duration_s", k.duration_s}, {"flops", k.total_flops},
                                {"dram_bytes", k.dram_bytes}};
       std::string case_text = "(no FLOPs or no roof in the row)";
-      std::string achieved = "-", fraction = "-", intensity = "-";
+      std::string achieved = "-", fraction = "-", intensity = "-", binding = "-";
       if (roof && (m.flops > 0 || m.bytes > 0)) {
         auto p = roofline::place_on_roofline(*roof, m);
         if (p.ok()) {
@@ -145,11 +146,29 @@ class RooflineCommand final : public Command {
         } else {
           case_text = p.error().message;
         }
+        // Hierarchical roofline (L1, L2, DRAM) where the export has each level's bytes and peak: the level
+        // with the lowest attainable FLOP/s is the one that binds.
+        const auto levels = roofline::memory_levels(k);
+        if (!levels.empty() && m.time_s > 0) {
+          auto h = roofline::place_hierarchical(roof->peak_flops_per_s, m.flops, m.time_s, levels);
+          if (h.ok()) {
+            auto lj = nlohmann::ordered_json::array();
+            for (const auto& level : h->levels) {
+              auto pj = point_json(level.point);
+              pj["level"] = level.name;
+              lj.push_back(std::move(pj));
+            }
+            // When even the tightest level attains the compute peak, no memory level binds: the compute roof does.
+            const auto& tightest = h->levels[h->binding_level];
+            binding = tightest.point.attainable_flops_per_s < roof->peak_flops_per_s ? tightest.name : "compute";
+            j["hierarchical"] = {{"levels", lj}, {"binding", binding}};
+          }
+        }
       }
       kernels.push_back(std::move(j));
       std::string name = k.name.size() > 48 ? k.name.substr(0, 45) + "..." : k.name;
       t.add_row({std::to_string(k.id), name, core::format_duration_ns(k.duration_s * 1e9), format_si(k.total_flops, ""),
-                 core::format_bytes(k.dram_bytes), intensity, achieved, fraction, case_text});
+                 core::format_bytes(k.dram_bytes), intensity, achieved, fraction, case_text, binding});
     }
     text += t.render();
     text += "\ncases: memory_slope = memory-bound (fuse, quantize, raise arithmetic intensity); compute_roof = "
