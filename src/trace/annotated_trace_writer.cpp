@@ -99,6 +99,7 @@ std::vector<std::string> timeline_events(const Timeline& t) {
                       : h.kind == HostKind::kCpuOp      ? "cpu_op"
                       : h.kind == HostKind::kPython     ? "python_function"
                       : h.kind == HostKind::kSync       ? "host_sync"
+                      : h.kind == HostKind::kProfiler   ? "overhead"
                                                         : "user_annotation";
     std::string line = event_line("X", t.name(h.name), h.pid, h.tid, h.start_ns, h.dur_ns, args.empty() ? Json() : args);
     line.replace(line.find("\"perfhound\""), 11, fmt::format("\"{}\"", cat));

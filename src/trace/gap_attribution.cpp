@@ -18,6 +18,7 @@ double ratio(std::int64_t num, std::int64_t den) {
 
 constexpr std::uint8_t bit(HostKind kind) { return static_cast<std::uint8_t>(1u << static_cast<unsigned>(kind)); }
 constexpr std::uint8_t kSyncKind = bit(HostKind::kSync);
+constexpr std::uint8_t kProfilerKind = bit(HostKind::kProfiler);
 constexpr std::uint8_t kApi = bit(HostKind::kRuntime) | bit(HostKind::kDriver);
 constexpr std::uint8_t kCpuOp = bit(HostKind::kCpuOp);
 constexpr std::uint8_t kFramework = bit(HostKind::kCpuOp) | bit(HostKind::kUserAnnotation);
@@ -25,6 +26,7 @@ constexpr std::uint8_t kFramework = bit(HostKind::kCpuOp) | bit(HostKind::kUserA
 enum class Match : std::uint8_t { kAny, kExact, kPrefix };
 
 enum class Action : std::uint8_t {
+  kProfiler,
   kSync,
   kMemcpy,
   kMemcpyIfPageable,  // memcpy when the copy it issued is pageable, else launch (see classify_host_event)
@@ -46,6 +48,8 @@ struct HostRule {
 // annotations other than collectives match nothing on purpose: the outermost ones (`<module>`,
 // ProfilerStep#N, a record_function around the whole run) cover every gap and would explain all of them.
 constexpr HostRule kHostRules[] = {
+    // profiler: the tracer's own host work, whatever its name.
+    {kProfilerKind, Match::kAny, "", Action::kProfiler},
     // sync: the thread is blocked until the GPU (or another stream) catches up.
     {kSyncKind, Match::kAny, "", Action::kSync},  // the tracer's own record of a host wait (nsys, cuda_sync)
     {kApi, Match::kExact, "cudaStreamSynchronize", Action::kSync},
@@ -171,6 +175,7 @@ bool submitted_before(const Timeline& timeline, std::int32_t device, const IdleG
 
 std::string_view host_category_name(HostCategory category) {
   switch (category) {
+    case HostCategory::kProfiler: return "profiler";
     case HostCategory::kSync: return "sync";
     case HostCategory::kMemcpy: return "memcpy";
     case HostCategory::kCommunication: return "communication";
@@ -185,6 +190,7 @@ std::optional<HostCategory> classify_host_event(HostKind kind, std::string_view 
   for (const auto& rule : kHostRules) {
     if (!matches(rule, kind, name)) continue;
     switch (rule.action) {
+      case Action::kProfiler: return HostCategory::kProfiler;
       case Action::kSync: return HostCategory::kSync;
       case Action::kMemcpy: return HostCategory::kMemcpy;
       case Action::kMemcpyIfPageable: return issued_pageable_copy ? HostCategory::kMemcpy : HostCategory::kLaunch;

@@ -54,6 +54,9 @@ namespace perfhound::trace {
 //    staging pageable memory through a pinned buffer; where both cover an instant (two threads) the certain
 //    wait is the better explanation of the idle GPU.
 enum class HostCategory : std::uint8_t {
+  // The profiler itself stalled the host (CUPTI buffer requests, flushes): time the unprofiled program does
+  // not spend, so it outranks every real cause.
+  kProfiler,
   kSync,             // the host thread is blocked waiting for the GPU (stream/device/event synchronize)
   kMemcpy,           // the host is inside a copy call that blocks it (synchronous or pageable)
   kCommunication,    // the host is inside a collective (NCCL, c10d, record_param_comms)
@@ -65,11 +68,11 @@ enum class HostCategory : std::uint8_t {
   // either queued or split among the host categories above.
   kQueued,
 };
-inline constexpr std::size_t kHostCategoryCount = 6;
-// The categories host events map to (kSync..kLaunch), the ones split_gaps resolves by priority.
-inline constexpr std::size_t kHostEventCategoryCount = 4;
+inline constexpr std::size_t kHostCategoryCount = 7;
+// The categories host events map to (kProfiler..kLaunch), the ones split_gaps resolves by priority.
+inline constexpr std::size_t kHostEventCategoryCount = 5;
 
-// "sync", "memcpy", "communication", "launch", "nothing_recorded", "queued".
+// "profiler", "sync", "memcpy", "communication", "launch", "nothing_recorded", "queued".
 std::string_view host_category_name(HostCategory category);
 
 // What one host event says about its interval, by the rule table; nullopt when it says nothing.

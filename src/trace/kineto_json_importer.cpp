@@ -39,6 +39,7 @@ enum class Category : std::uint8_t {
   kPython,
   kGpuUserAnnotation,
   kHostSync,
+  kProfilerOverhead,
   kIgnored,  // known, not needed for the timeline: flows, profiler overhead, instants, sync markers
   kUnknown,
 };
@@ -68,7 +69,7 @@ constexpr CategoryName kCategories[] = {
     {"ac2g", Category::kIgnored},
     {"fwdbwd", Category::kIgnored},
     {"async", Category::kIgnored},
-    {"overhead", Category::kIgnored},
+    {"overhead", Category::kProfilerOverhead},
     {"Trace", Category::kIgnored},
     {"cuda_sync", Category::kIgnored},
     {"cpu_instant_event", Category::kIgnored},
@@ -677,6 +678,7 @@ class KinetoReader {
                  : category == Category::kCpuOp ? HostKind::kCpuOp
                  : category == Category::kPython ? HostKind::kPython
                  : category == Category::kHostSync ? HostKind::kSync
+                 : category == Category::kProfilerOverhead ? HostKind::kProfiler
                                                  : HostKind::kUserAnnotation;
         h.name = name;
         h.correlation = ev.correlation;

@@ -52,6 +52,7 @@ enum class HostKind : std::uint8_t {
   kCpuOp,           // framework operator (aten::mm, ...)
   kUserAnnotation,  // user ranges: record_function, ProfilerStep#N, NVTX ranges
   kPython,          // Python function frames
+  kProfiler,        // the profiler's own work on the host (Kineto "overhead": Activity Buffer Request, flushes)
 };
 
 // One interval on a host thread.

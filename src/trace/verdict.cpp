@@ -35,7 +35,8 @@ const DeviceGapAttribution* gaps_of(const GapAttribution& g, std::int32_t device
 HostCategory dominant_idle(const DeviceGapAttribution& d) {
   std::size_t best = static_cast<std::size_t>(HostCategory::kNothingRecorded);
   std::int64_t most = 0;
-  for (std::size_t c = 0; c < kHostCategoryCount; ++c) {
+  // The profiler's own stalls are not the program's bottleneck: reported as evidence, never the verdict.
+  for (std::size_t c = static_cast<std::size_t>(HostCategory::kProfiler) + 1; c < kHostCategoryCount; ++c) {
     if (d.categories[c].idle_ns > most) {
       most = d.categories[c].idle_ns;
       best = c;
@@ -51,6 +52,8 @@ const CommunicationStats* communication_of(const Communication& c, std::int32_t 
   return nullptr;
 }
 
+// Profiler overhead worth a line of its own: at 1% of the idle time it moves the other shares visibly.
+constexpr double kProfilerNoteShare = 0.01;
 // Below this share of the idle time a host state is noise in the one-line split.
 constexpr double kSplitLineMinShare = 0.001;
 // Idle before the first and after the last GPU activity worth a note: a tenth of the window changes the
@@ -189,6 +192,14 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
 
   v.evidence.push_back(idle_line(*d));
   if (g != nullptr && g->gap_count > 0) v.evidence.push_back(idle_split_line(*g));
+  if (g != nullptr) {
+    const auto& profiler = g->categories[static_cast<std::size_t>(HostCategory::kProfiler)];
+    if (profiler.idle_ratio >= kProfilerNoteShare) {
+      v.evidence.push_back(fmt::format("{} of the idle time is the profiler's own overhead (buffer requests and "
+                                       "flushes), not the program's",
+                                       format_percent(profiler.idle_ratio)));
+    }
+  }
 
   if (copy_share >= kCopiesDominate || (idle_matters && idle_cause == HostCategory::kMemcpy)) {
     v.kind = BottleneckKind::kDataMovement;

@@ -63,7 +63,7 @@ std::string temp_file(const std::string& name, const std::string& content) {
 
 // A minimal valid chip file (schema_version 1), for the loader's error cases to break one field at a time.
 Json minimal_chip() {
-  return Json::parse(R"({
+  return Json::parse(R"json({
     "schema_version": 1,
     "name": "test-chip",
     "display_name": "Test Chip",
@@ -74,7 +74,7 @@ Json minimal_chip() {
     "memory": {"type": "HBM3", "capacity_bytes": 80e9,
                "bandwidth_bytes_per_s": {"value": 2e12, "source": "test sheet"}},
     "measured": null
-  })");
+  })json");
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -135,8 +135,12 @@ TEST(ChipCatalogue, EveryFigureNamesItsSource) {
       EXPECT_FALSE(v.source.empty()) << "peak_flops." << key;
     }
     EXPECT_FALSE(c.memory_bandwidth.source.empty()) << "memory.bandwidth_bytes_per_s";
-    if (c.l2_cache_bytes) EXPECT_FALSE(c.l2_cache_bytes->source.empty()) << "l2_cache_bytes";
-    if (c.interconnect_bandwidth) EXPECT_FALSE(c.interconnect_bandwidth->source.empty()) << "interconnect";
+    if (c.l2_cache_bytes) {
+      EXPECT_FALSE(c.l2_cache_bytes->source.empty()) << "l2_cache_bytes";
+    }
+    if (c.interconnect_bandwidth) {
+      EXPECT_FALSE(c.interconnect_bandwidth->source.empty()) << "interconnect";
+    }
   }
 }
 
@@ -238,9 +242,15 @@ TEST(ChipCatalogue, NoPeakIsASparseFigure) {
   for (const auto& c : chip_catalogue()) {
     SCOPED_TRACE(c.name);
     const double bf16 = c.peak_flops.at("bf16").value;
-    if (c.peak_flops.count("fp8")) EXPECT_NEAR(c.peak_flops.at("fp8").value / bf16, 2.0, 0.1);
-    if (c.peak_flops.count("tf32")) EXPECT_NEAR(bf16 / c.peak_flops.at("tf32").value, 2.0, 0.1);
-    if (c.peak_flops.count("fp16")) EXPECT_NEAR(c.peak_flops.at("fp16").value / bf16, 1.0, 1e-9);
+    if (c.peak_flops.count("fp8")) {
+      EXPECT_NEAR(c.peak_flops.at("fp8").value / bf16, 2.0, 0.1);
+    }
+    if (c.peak_flops.count("tf32")) {
+      EXPECT_NEAR(bf16 / c.peak_flops.at("tf32").value, 2.0, 0.1);
+    }
+    if (c.peak_flops.count("fp16")) {
+      EXPECT_NEAR(c.peak_flops.at("fp16").value / bf16, 1.0, 1e-9);
+    }
   }
   // A100 whitepaper check the A100 file repeats: 108 SMs x 1024 dense FP16 FMA/clock x 2 FLOP x 1.41 GHz =
   // 311.9e12, the dense figure (the sparse one would be twice that).
@@ -270,10 +280,10 @@ TEST(Roofs, MeasuredCeilingsWinAndSayMeasured) {
   Json j = minimal_chip();
   j["peak_flops"]["bf16"]["value"] = 989.5e12;
   j["memory"]["bandwidth_bytes_per_s"]["value"] = 4.8e12;
-  j["measured"] = Json::parse(R"({
+  j["measured"] = Json::parse(R"json({
     "bf16_flops_per_s": {"value": 758.5e12, "source": "perfhound probe: bf16 8192^3 GEMM, median of 20"},
     "copy_bytes_per_s": {"value": 4.06e12, "source": "perfhound probe: D2D copy 2 GiB, read + written"}
-  })");
+  })json");
   const auto c = chip_spec_from_json(j, "measured.json");
   ASSERT_TRUE(c.ok()) << c.error().message;
   const auto bf16 = compute_roof(*c, "bf16");

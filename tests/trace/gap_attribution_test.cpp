@@ -142,8 +142,9 @@ TEST(GapAttributionTest, EachGapToItsCategory) {
   EXPECT_EQ(d.categories[kLaunch].idle_ns, 80);
   EXPECT_EQ(d.categories[kNothing].idle_ns, 120);
   EXPECT_DOUBLE_EQ(d.categories[kNothing].idle_ratio, 120.0 / 500.0);
-  // One gap for each host category; none is queued (no activity has a correlation id).
-  for (std::size_t c = 0; c <= kNothing; ++c) EXPECT_EQ(d.categories[c].gap_count, 1u) << c;
+  // One gap for each host category; none is the profiler's, none is queued (no activity has a correlation id).
+  for (std::size_t c : {kSync, kMemcpy, kComm, kLaunch, kNothing}) EXPECT_EQ(d.categories[c].gap_count, 1u) << c;
+  EXPECT_EQ(d.categories[static_cast<std::size_t>(HostCategory::kProfiler)].gap_count, 0u);
   EXPECT_EQ(d.categories[kQueued].gap_count, 0u);
 }
 
@@ -337,6 +338,23 @@ TEST(GapAttributionTest, JsonShape) {
 // the 30-35 gap is device-side (queued) even though the host sits in cudaDeviceSynchronize meanwhile. An
 // eager launch whose call is still running when the gap starts (ends at 52 > 45) makes the 45-55 gap the
 // host's: launch.
+// Kineto's "overhead" events (Activity Buffer Request) are the profiler stalling the host: they outrank a
+// launch call covering the same instant. Gap [100, 200): profiler 120-150 (30 ns) inside a launch call 100-180.
+TEST(GapAttributionTest, ProfilerOverheadOutranksTheHostStateItInterrupts) {
+  Timeline t;
+  t.gpu = {kernel(0, 100), kernel(200, 100)};
+  add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 100, 80);
+  add_host(t, HostKind::kProfiler, "Activity Buffer Request", 120, 30, -1);
+  finalize_timeline(t);
+  const auto r = gap_attribution(t);
+  const auto& g = r.devices[0].gaps.at(0);
+  EXPECT_EQ(g.ns_by_category[static_cast<std::size_t>(HostCategory::kProfiler)], 30);
+  EXPECT_EQ(g.ns_by_category[kLaunch], 50);   // 100-120 and 150-180
+  EXPECT_EQ(g.ns_by_category[kNothing], 20);  // 180-200
+  EXPECT_EQ(g.category, HostCategory::kLaunch);
+  EXPECT_EQ(host_category_name(HostCategory::kProfiler), "profiler");
+}
+
 TEST(GapAttributionTest, GapsWhoseWorkWasAlreadySubmittedAreQueued) {
   Timeline t;
   GpuActivity a = kernel(20, 10), b = kernel(35, 10), c = kernel(55, 10);
