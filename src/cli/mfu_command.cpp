@@ -26,11 +26,11 @@ using core::format_si;
 core::Result<model::ModelShape> load_model(const std::string& spec) {
   if (spec.find('/') == std::string::npos && !spec.ends_with(".json")) return model::model_preset(spec);
   std::ifstream in(spec);
-  if (!in) return core::Error{fmt::format("--model: cannot open '{}'", spec)};
+  if (!in) return core::Error{fmt::format("cannot open '{}'", spec)};
   std::stringstream buffer;
   buffer << in.rdbuf();
   const auto json = nlohmann::json::parse(buffer.str(), nullptr, false);
-  if (json.is_discarded()) return core::Error{fmt::format("--model: '{}' is not valid JSON", spec)};
+  if (json.is_discarded()) return core::Error{fmt::format("'{}' is not valid JSON", spec)};
   return model::model_shape_from_config(json, spec);
 }
 
@@ -40,7 +40,7 @@ core::Result<std::optional<double>> parse_time(const std::string& text, std::str
   auto ns = core::parse_duration_ns(text);
   if (!ns.ok()) return core::Error{fmt::format("{}: {}", flag, ns.error().message)};
   if (*ns <= 0) return core::Error{fmt::format("{}: must be positive, got '{}'", flag, text)};
-  return std::optional<double>(static_cast<double>(*ns) * 1e-9);
+  return std::optional<double>(core::ns_to_seconds(*ns));
 }
 
 class MfuCommand final : public Command {

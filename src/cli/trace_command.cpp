@@ -46,7 +46,7 @@ void fill_conditions(core::Conditions& c, const trace::Timeline& t) {
   if (!t.info.cuda_driver_version.empty()) c.set("cuda_driver_api", t.info.cuda_driver_version);
   if (t.info.rank) c.set("rank", *t.info.rank);
   if (t.info.world_size) c.set("world_size", *t.info.world_size);
-  c.set("window_s", static_cast<double>(t.window_end_ns - t.window_start_ns) * 1e-9);
+  c.set("window_s", core::ns_to_seconds(t.window_end_ns - t.window_start_ns));
 }
 
 nlohmann::ordered_json import_diagnostics(const trace::Timeline& t) {

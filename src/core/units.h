@@ -14,6 +14,17 @@
 
 namespace perfhound::core {
 
+// Nanoseconds as seconds for JSON. Division, not * 1e-9: the quotient is correctly rounded, so 1000 ns is
+// exactly the double nearest 1e-6.
+constexpr double ns_to_seconds(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+constexpr double ns_to_seconds(double ns) { return ns / 1e9; }
+// part / whole as a 0..1 ratio, 0 when whole is not positive (results keep the denominator beside it, so
+// "0 of 0" stays distinguishable).
+constexpr double ratio_or_zero(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+constexpr double ratio_or_zero(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
+
 std::string format_duration_ns(double ns);                  // 1234567 -> "1.23 ms"
 std::string format_si(double value, std::string_view unit);  // (4.06e12, "B/s") -> "4.06 TB/s"
 std::string format_bytes(double bytes);                      // binary prefixes for sizes: 268435456 -> "256 MiB"

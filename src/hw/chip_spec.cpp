@@ -12,6 +12,21 @@ namespace {
 
 using Json = nlohmann::json;
 
+std::string text(const Json& j, std::string_view key) {
+  const auto it = j.find(std::string(key));
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// An integer field, or an error naming it when it is present with another type.
+core::Result<std::int64_t> integer(const Json& j, std::string_view key, std::string_view source) {
+  const auto it = j.find(std::string(key));
+  if (it == j.end() || it->is_null()) return std::int64_t{0};
+  if (!it->is_number_integer()) {
+    return core::Error{fmt::format("chip '{}': '{}' must be an integer, got {}", source, key, it->dump())};
+  }
+  return it->get<std::int64_t>();
+}
+
 core::Result<SourcedValue> sourced(const Json& j, std::string_view field, std::string_view source) {
   if (!j.is_object() || !j.contains("value") || !j["value"].is_number()) {
     return core::Error{fmt::format("chip '{}': '{}' needs a numeric 'value'", source, field)};
@@ -19,22 +34,16 @@ core::Result<SourcedValue> sourced(const Json& j, std::string_view field, std::s
   SourcedValue v;
   v.value = j["value"].get<double>();
   if (!(v.value > 0)) return core::Error{fmt::format("chip '{}': '{}' must be positive", source, field)};
-  v.source = j.value("source", std::string());
+  v.source = text(j, "source");
   return v;
-}
-
-std::string text(const Json& j, std::string_view key) {
-  const auto it = j.find(std::string(key));
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 }  // namespace
 
 core::Result<ChipSpec> chip_spec_from_json(const Json& j, std::string_view source) {
   if (!j.is_object()) return core::Error{fmt::format("chip '{}': expected a JSON object", source)};
-  if (j.value("schema_version", 0) != 1) {
-    return core::Error{fmt::format("chip '{}': schema_version must be 1", source)};
-  }
+  PH_ASSIGN_OR_RETURN(const std::int64_t schema, integer(j, "schema_version", source));
+  if (schema != 1) return core::Error{fmt::format("chip '{}': schema_version must be 1", source)};
   ChipSpec c;
   c.name = text(j, "name");
   if (c.name.empty()) return core::Error{fmt::format("chip '{}': missing field 'name'", source)};
@@ -42,7 +51,8 @@ core::Result<ChipSpec> chip_spec_from_json(const Json& j, std::string_view sourc
   c.vendor = text(j, "vendor");
   c.architecture = text(j, "architecture");
   c.compute_capability = text(j, "compute_capability");
-  c.sm_count = j.value("sm_count", 0);
+  PH_ASSIGN_OR_RETURN(const std::int64_t sms, integer(j, "sm_count", source));
+  c.sm_count = static_cast<int>(sms);
   if (!j.contains("peak_flops") || !j["peak_flops"].is_object()) {
     return core::Error{fmt::format("chip '{}': missing object 'peak_flops'", source)};
   }
@@ -55,7 +65,10 @@ core::Result<ChipSpec> chip_spec_from_json(const Json& j, std::string_view sourc
   }
   const Json& m = j["memory"];
   c.memory_type = text(m, "type");
-  c.memory_capacity_bytes = m.value("capacity_bytes", 0.0);
+  if (!m.contains("capacity_bytes") || !m["capacity_bytes"].is_number() || !(m["capacity_bytes"].get<double>() > 0)) {
+    return core::Error{fmt::format("chip '{}': 'memory.capacity_bytes' must be a positive number", source)};
+  }
+  c.memory_capacity_bytes = m["capacity_bytes"].get<double>();
   if (!m.contains("bandwidth_bytes_per_s")) {
     return core::Error{fmt::format("chip '{}': missing field 'memory.bandwidth_bytes_per_s'", source)};
   }

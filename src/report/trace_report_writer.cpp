@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "core/percentile.h"
 #include "core/units.h"
 #include "report/table_writer.h"
 
@@ -153,17 +154,20 @@ void render_launches(std::string& out, const LaunchOverhead& l) {
   t.add_row({"kernels per launch call", core::format_number(l.mean_kernels_per_launch)});
   t.add_row({"host time in launch calls", dur(l.launch_call_time_ns)});
   if (l.latency_ns.count > 0) {
-    t.add_row({"launch latency p50 / p90 / p99",
+    // Launch call start to GPU start: queueing behind earlier work is in it, so a large value on a busy GPU
+    // means the CPU runs ahead (good), not that launches are slow.
+    t.add_row({"launch-to-start p50 / p90 / p99 (incl. queueing)",
                fmt::format("{} / {} / {}", dur(l.latency_ns.p50), dur(l.latency_ns.p90), dur(l.latency_ns.p99))});
   }
   t.add_row({"kernels shorter than 10 us", fmt::format("{} of {} ({} of kernel time)", l.short_kernel_count,
                                                        l.kernel_count, format_percent(l.short_kernel_time_ratio))});
-  if (!l.steps.empty()) {
+  // One annotation around the whole run is not a step: per-step counts need at least two.
+  if (l.steps.size() >= 2) {
     std::vector<double> per_step;
     for (const auto& s : l.steps) per_step.push_back(static_cast<double>(s.kernel_count));
-    std::sort(per_step.begin(), per_step.end());
+    const core::Summary steps = core::summarize(per_step);
     t.add_row({fmt::format("kernels per step ({}, {} steps)", step_source_name(l.step_source), l.steps.size()),
-               fmt::format("median {}", core::format_number(per_step[per_step.size() / 2]))});
+               fmt::format("median {:.0f}, min {:.0f}, max {:.0f}", steps.p50, steps.min, steps.max)});
   }
   out += t.render();
 }

@@ -1,5 +1,7 @@
 #include "trace/communication.h"
 
+#include "core/units.h"
+
 #include <unordered_map>
 
 #include "trace/kernel_breakdown.h"
@@ -9,27 +11,22 @@ namespace perfhound::trace {
 
 namespace {
 
-// Division, not * 1e-9: the quotient is correctly rounded, so 1000 ns is exactly the double nearest 1e-6.
-double seconds(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
-double ratio(std::int64_t num, std::int64_t den) {
-  return den > 0 ? static_cast<double>(num) / static_cast<double>(den) : 0.0;
-}
 
 void finish(CommunicationStats& s) {
   s.exposed_ns = s.comm_busy_ns - s.hidden_ns;
-  s.share_of_gpu_busy = ratio(s.comm_busy_ns, s.gpu_busy_ns);
-  s.hidden_ratio = ratio(s.hidden_ns, s.comm_busy_ns);
+  s.share_of_gpu_busy = core::ratio_or_zero(s.comm_busy_ns, s.gpu_busy_ns);
+  s.hidden_ratio = core::ratio_or_zero(s.hidden_ns, s.comm_busy_ns);
 }
 
 nlohmann::ordered_json stats_json(const CommunicationStats& s) {
   nlohmann::ordered_json j;
   j["kernel_count"] = s.kernel_count;
-  j["kernel_sum_s"] = seconds(s.kernel_sum_ns);
-  j["comm_busy_s"] = seconds(s.comm_busy_ns);
-  j["gpu_busy_s"] = seconds(s.gpu_busy_ns);
-  j["hidden_s"] = seconds(s.hidden_ns);
-  j["exposed_s"] = seconds(s.exposed_ns);
+  j["kernel_sum_s"] = core::ns_to_seconds(s.kernel_sum_ns);
+  j["comm_busy_s"] = core::ns_to_seconds(s.comm_busy_ns);
+  j["gpu_busy_s"] = core::ns_to_seconds(s.gpu_busy_ns);
+  j["hidden_s"] = core::ns_to_seconds(s.hidden_ns);
+  j["exposed_s"] = core::ns_to_seconds(s.exposed_ns);
   j["share_of_gpu_busy"] = s.share_of_gpu_busy;
   j["hidden_ratio"] = s.hidden_ratio;
   return j;

@@ -1,5 +1,7 @@
 #include "trace/data_movement.h"
 
+#include "core/units.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -11,12 +13,7 @@ namespace perfhound::trace {
 
 namespace {
 
-// Division, not * 1e-9: the quotient is correctly rounded, so 1000 ns is exactly the double nearest 1e-6.
-double seconds(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
-double ratio(std::int64_t num, std::int64_t den) {
-  return den > 0 ? static_cast<double>(num) / static_cast<double>(den) : 0.0;
-}
 
 double bytes_per_s(std::uint64_t bytes, std::int64_t time_ns) {
   if (time_ns <= 0) return std::numeric_limits<double>::quiet_NaN();
@@ -127,7 +124,7 @@ DataMovement data_movement(const Timeline& timeline) {
   }
   result.memset.bytes_per_s = bytes_per_s(result.memset.bytes, result.memset.time_ns);
   result.host_device_copy_ns = total_length(normalize_intervals(std::move(host_device)));
-  result.host_device_copy_window_ratio = ratio(result.host_device_copy_ns, result.window_ns);
+  result.host_device_copy_window_ratio = core::ratio_or_zero(result.host_device_copy_ns, result.window_ns);
   return result;
 }
 
@@ -139,19 +136,19 @@ nlohmann::ordered_json to_json(const DataMovement& result) {
                       {"host_memory", host_memory_name(c.host_memory)},
                       {"count", c.count},
                       {"size_bytes", c.bytes},
-                      {"time_s", seconds(c.time_ns)},
+                      {"time_s", core::ns_to_seconds(c.time_ns)},
                       {"achieved_bytes_per_s", c.bytes_per_s}});
   }
   j["copies"] = std::move(copies);
   j["copy_count"] = result.copy_count;
   j["copy_size_bytes"] = result.copy_bytes;
-  j["copy_time_s"] = seconds(result.copy_time_ns);
+  j["copy_time_s"] = core::ns_to_seconds(result.copy_time_ns);
   j["memset"] = {{"count", result.memset.count},
                  {"size_bytes", result.memset.bytes},
-                 {"time_s", seconds(result.memset.time_ns)},
+                 {"time_s", core::ns_to_seconds(result.memset.time_ns)},
                  {"achieved_bytes_per_s", result.memset.bytes_per_s}};
-  j["window_s"] = seconds(result.window_ns);
-  j["host_device_copy_s"] = seconds(result.host_device_copy_ns);
+  j["window_s"] = core::ns_to_seconds(result.window_ns);
+  j["host_device_copy_s"] = core::ns_to_seconds(result.host_device_copy_ns);
   j["host_device_copy_window_ratio"] = result.host_device_copy_window_ratio;
   return j;
 }

@@ -1,5 +1,7 @@
 #include "trace/gap_attribution.h"
 
+#include "core/units.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -9,12 +11,7 @@ namespace perfhound::trace {
 
 namespace {
 
-// Division, not * 1e-9: the quotient is correctly rounded, so 1000 ns is exactly the double nearest 1e-6.
-double seconds(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
-double ratio(std::int64_t num, std::int64_t den) {
-  return den > 0 ? static_cast<double>(num) / static_cast<double>(den) : 0.0;
-}
 
 constexpr std::uint8_t bit(HostKind kind) { return static_cast<std::uint8_t>(1u << static_cast<unsigned>(kind)); }
 constexpr std::uint8_t kSyncKind = bit(HostKind::kSync);
@@ -284,7 +281,7 @@ GapAttribution gap_attribution(const Timeline& timeline) {
         d.short_gap_idle_ns += g.dur_ns();
       }
     }
-    for (auto& c : d.categories) c.idle_ratio = ratio(c.idle_ns, d.idle_ns);
+    for (auto& c : d.categories) c.idle_ratio = core::ratio_or_zero(c.idle_ns, d.idle_ns);
     result.devices.push_back(std::move(d));
   }
   return result;
@@ -307,27 +304,27 @@ nlohmann::ordered_json to_json(const GapAttribution& result, std::size_t longest
     nlohmann::ordered_json jd;
     jd["device"] = d.device;
     jd["gap_count"] = d.gap_count;
-    jd["idle_s"] = seconds(d.idle_ns);
-    jd["leading_idle_s"] = seconds(d.leading_idle_ns);
-    jd["trailing_idle_s"] = seconds(d.trailing_idle_ns);
+    jd["idle_s"] = core::ns_to_seconds(d.idle_ns);
+    jd["leading_idle_s"] = core::ns_to_seconds(d.leading_idle_ns);
+    jd["trailing_idle_s"] = core::ns_to_seconds(d.trailing_idle_ns);
     jd["categories"] = by_category(d.categories, [](const CategoryTotal& c) {
       return nlohmann::ordered_json{
-          {"idle_s", seconds(c.idle_ns)}, {"idle_ratio", c.idle_ratio}, {"gap_count", c.gap_count}};
+          {"idle_s", core::ns_to_seconds(c.idle_ns)}, {"idle_ratio", c.idle_ratio}, {"gap_count", c.gap_count}};
     });
     auto histogram = nlohmann::ordered_json::array();
     for (std::size_t b = 0; b < kGapBucketCount; ++b) {
       nlohmann::ordered_json jb;
       jb["bucket"] = gap_bucket_name(b);
-      jb["lower_s"] = b == 0 ? 0.0 : seconds(kGapBucketUpperNs[b - 1]);
-      jb["upper_s"] = b < kGapBucketUpperNs.size() ? nlohmann::ordered_json(seconds(kGapBucketUpperNs[b])) : nullptr;
+      jb["lower_s"] = b == 0 ? 0.0 : core::ns_to_seconds(kGapBucketUpperNs[b - 1]);
+      jb["upper_s"] = b < kGapBucketUpperNs.size() ? nlohmann::ordered_json(core::ns_to_seconds(kGapBucketUpperNs[b])) : nullptr;
       jb["gap_count"] = d.histogram[b].gap_count;
-      jb["idle_s"] = seconds(d.histogram[b].idle_ns);
+      jb["idle_s"] = core::ns_to_seconds(d.histogram[b].idle_ns);
       histogram.push_back(std::move(jb));
     }
     jd["histogram"] = std::move(histogram);
-    jd["short_gap_threshold_s"] = seconds(kShortGapNs);
+    jd["short_gap_threshold_s"] = core::ns_to_seconds(kShortGapNs);
     jd["short_gap_count"] = d.short_gap_count;
-    jd["short_gap_idle_s"] = seconds(d.short_gap_idle_ns);
+    jd["short_gap_idle_s"] = core::ns_to_seconds(d.short_gap_idle_ns);
 
     std::vector<const AttributedGap*> order;
     order.reserve(d.gaps.size());
@@ -342,10 +339,10 @@ nlohmann::ordered_json to_json(const GapAttribution& result, std::size_t longest
     for (std::size_t i = 0; i < n; ++i) {
       const auto& g = *order[i];
       nlohmann::ordered_json jg;
-      jg["start_s"] = seconds(g.start_ns);
-      jg["dur_s"] = seconds(g.dur_ns());
+      jg["start_s"] = core::ns_to_seconds(g.start_ns);
+      jg["dur_s"] = core::ns_to_seconds(g.dur_ns());
       jg["category"] = host_category_name(g.category);
-      jg["by_category_s"] = by_category(g.ns_by_category, [](std::int64_t ns) { return seconds(ns); });
+      jg["by_category_s"] = by_category(g.ns_by_category, [](std::int64_t ns) { return core::ns_to_seconds(ns); });
       longest.push_back(std::move(jg));
     }
     jd["longest_gaps"] = std::move(longest);

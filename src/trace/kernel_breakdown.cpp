@@ -1,5 +1,7 @@
 #include "trace/kernel_breakdown.h"
 
+#include "core/units.h"
+
 #include <algorithm>
 #include <cctype>
 #include <unordered_map>
@@ -10,13 +12,7 @@ namespace perfhound::trace {
 
 namespace {
 
-// Division, not * 1e-9: the quotient is correctly rounded, so 1000 ns is exactly the double nearest 1e-6.
-double seconds(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
-double seconds(double ns) { return ns / 1e9; }
 
-double ratio(std::int64_t num, std::int64_t den) {
-  return den > 0 ? static_cast<double>(num) / static_cast<double>(den) : 0.0;
-}
 
 struct FamilyRule {
   std::string_view pattern;  // lower case; matched as a substring of the lower-cased full name
@@ -232,7 +228,7 @@ KernelBreakdown kernel_breakdown(const Timeline& timeline, std::size_t top_n) {
     ++f.count;
     f.total_ns += a.dur_ns;
   }
-  for (auto& f : result.families) f.share_of_gpu_time = ratio(f.total_ns, result.gpu_time_ns);
+  for (auto& f : result.families) f.share_of_gpu_time = core::ratio_or_zero(f.total_ns, result.gpu_time_ns);
 
   std::vector<std::pair<StringId, Group*>> order;
   order.reserve(groups.size());
@@ -262,7 +258,7 @@ KernelBreakdown kernel_breakdown(const Timeline& timeline, std::size_t top_n) {
     out.p50_ns = summary.p50;
     out.p99_ns = summary.p99;
     out.max_ns = summary.max;
-    out.share_of_kernel_time = ratio(g.total_ns, result.kernel_time_ns);
+    out.share_of_kernel_time = core::ratio_or_zero(g.total_ns, result.kernel_time_ns);
     result.top.push_back(std::move(out));
   }
   return result;
@@ -271,8 +267,8 @@ KernelBreakdown kernel_breakdown(const Timeline& timeline, std::size_t top_n) {
 nlohmann::ordered_json to_json(const KernelBreakdown& result) {
   nlohmann::ordered_json j;
   j["kernel_count"] = result.kernel_count;
-  j["kernel_time_s"] = seconds(result.kernel_time_ns);
-  j["gpu_time_s"] = seconds(result.gpu_time_ns);
+  j["kernel_time_s"] = core::ns_to_seconds(result.kernel_time_ns);
+  j["gpu_time_s"] = core::ns_to_seconds(result.gpu_time_ns);
   j["group_count"] = result.group_count;
   auto top = nlohmann::ordered_json::array();
   for (const auto& g : result.top) {
@@ -281,24 +277,24 @@ nlohmann::ordered_json to_json(const KernelBreakdown& result) {
     jg["full_name"] = g.full_name;
     jg["family"] = kernel_family_name(g.family);
     jg["count"] = g.count;
-    jg["total_s"] = seconds(g.total_ns);
-    jg["mean_s"] = seconds(g.mean_ns);
-    jg["p50_s"] = seconds(g.p50_ns);
-    jg["p99_s"] = seconds(g.p99_ns);
-    jg["max_s"] = seconds(g.max_ns);
+    jg["total_s"] = core::ns_to_seconds(g.total_ns);
+    jg["mean_s"] = core::ns_to_seconds(g.mean_ns);
+    jg["p50_s"] = core::ns_to_seconds(g.p50_ns);
+    jg["p99_s"] = core::ns_to_seconds(g.p99_ns);
+    jg["max_s"] = core::ns_to_seconds(g.max_ns);
     jg["share_of_kernel_time"] = g.share_of_kernel_time;
     top.push_back(std::move(jg));
   }
   j["top_kernels"] = std::move(top);
   j["rest"] = {{"group_count", result.rest_group_count},
                {"count", result.rest_count},
-               {"total_s", seconds(result.rest_ns)},
-               {"share_of_kernel_time", ratio(result.rest_ns, result.kernel_time_ns)}};
+               {"total_s", core::ns_to_seconds(result.rest_ns)},
+               {"share_of_kernel_time", core::ratio_or_zero(result.rest_ns, result.kernel_time_ns)}};
   auto families = nlohmann::ordered_json::array();
   for (const auto& f : result.families) {
     families.push_back({{"family", kernel_family_name(f.family)},
                         {"count", f.count},
-                        {"total_s", seconds(f.total_ns)},
+                        {"total_s", core::ns_to_seconds(f.total_ns)},
                         {"share_of_gpu_time", f.share_of_gpu_time}});
   }
   j["families"] = std::move(families);

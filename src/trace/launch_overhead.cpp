@@ -1,5 +1,7 @@
 #include "trace/launch_overhead.h"
 
+#include "core/units.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -7,11 +9,7 @@ namespace perfhound::trace {
 
 namespace {
 
-// Division, not * 1e-9: the quotient is correctly rounded, so 1000 ns is exactly the double nearest 1e-6.
-double seconds(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
-double seconds(double ns) { return ns / 1e9; }
 
-double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
 
 struct LaunchApiName {
   std::string_view name;  // as CUPTI names it, without nsys' "_vNNNN" suffix
@@ -38,12 +36,12 @@ constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
 nlohmann::ordered_json summary_json(const core::Summary& s) {
   nlohmann::ordered_json j;
   j["count"] = s.count;
-  j["mean_s"] = seconds(s.mean);
-  j["min_s"] = seconds(s.min);
-  j["p50_s"] = seconds(s.p50);
-  j["p90_s"] = seconds(s.p90);
-  j["p99_s"] = seconds(s.p99);
-  j["max_s"] = seconds(s.max);
+  j["mean_s"] = core::ns_to_seconds(s.mean);
+  j["min_s"] = core::ns_to_seconds(s.min);
+  j["p50_s"] = core::ns_to_seconds(s.p50);
+  j["p90_s"] = core::ns_to_seconds(s.p90);
+  j["p99_s"] = core::ns_to_seconds(s.p99);
+  j["max_s"] = core::ns_to_seconds(s.max);
   return j;
 }
 
@@ -114,7 +112,7 @@ LaunchOverhead launch_overhead(const Timeline& timeline) {
     if (e.correlation >= 0) launches.try_emplace(e.correlation, Launch{e.start_ns, api});
   }
   result.mean_launch_call_ns =
-      ratio(static_cast<double>(result.launch_call_time_ns), static_cast<double>(result.launch_call_count));
+      core::ratio_or_zero(static_cast<double>(result.launch_call_time_ns), static_cast<double>(result.launch_call_count));
 
   // First GPU activity start per correlation id (timeline.gpu is sorted by start: the first seen is it).
   std::unordered_map<std::int64_t, std::int64_t> first_start;
@@ -172,12 +170,12 @@ LaunchOverhead launch_overhead(const Timeline& timeline) {
       ++result.kernels_outside_steps;
     }
   }
-  result.mean_kernels_per_launch = ratio(static_cast<double>(result.launched_kernel_count),
+  result.mean_kernels_per_launch = core::ratio_or_zero(static_cast<double>(result.launched_kernel_count),
                                          static_cast<double>(result.launch_call_count));
   result.short_kernel_ratio =
-      ratio(static_cast<double>(result.short_kernel_count), static_cast<double>(result.kernel_count));
+      core::ratio_or_zero(static_cast<double>(result.short_kernel_count), static_cast<double>(result.kernel_count));
   result.short_kernel_time_ratio =
-      ratio(static_cast<double>(result.short_kernel_time_ns), static_cast<double>(kernel_time_ns));
+      core::ratio_or_zero(static_cast<double>(result.short_kernel_time_ns), static_cast<double>(kernel_time_ns));
   return result;
 }
 
@@ -185,8 +183,8 @@ nlohmann::ordered_json to_json(const LaunchOverhead& result) {
   nlohmann::ordered_json j;
   j["launch_call_count"] = result.launch_call_count;
   j["graph_launch_count"] = result.graph_launch_count;
-  j["launch_call_time_s"] = seconds(result.launch_call_time_ns);
-  j["mean_launch_call_s"] = seconds(result.mean_launch_call_ns);
+  j["launch_call_time_s"] = core::ns_to_seconds(result.launch_call_time_ns);
+  j["mean_launch_call_s"] = core::ns_to_seconds(result.mean_launch_call_ns);
   j["kernel_count"] = result.kernel_count;
   j["launched_kernel_count"] = result.launched_kernel_count;
   j["graph_kernel_count"] = result.graph_kernel_count;
@@ -194,10 +192,10 @@ nlohmann::ordered_json to_json(const LaunchOverhead& result) {
   j["unmatched_launch_count"] = result.unmatched_launch_count;
   j["launch_latency"] = summary_json(result.latency_ns);
   j["negative_latency_count"] = result.negative_latency_count;
-  j["short_kernels"] = {{"threshold_s", seconds(kShortKernelNs)},
+  j["short_kernels"] = {{"threshold_s", core::ns_to_seconds(kShortKernelNs)},
                         {"count", result.short_kernel_count},
                         {"ratio", result.short_kernel_ratio},
-                        {"time_s", seconds(result.short_kernel_time_ns)},
+                        {"time_s", core::ns_to_seconds(result.short_kernel_time_ns)},
                         {"time_ratio", result.short_kernel_time_ratio}};
   nlohmann::ordered_json steps;
   steps["source"] = step_source_name(result.step_source);
@@ -205,10 +203,10 @@ nlohmann::ordered_json to_json(const LaunchOverhead& result) {
   auto list = nlohmann::ordered_json::array();
   for (const auto& s : result.steps) {
     list.push_back({{"name", s.name},
-                    {"start_s", seconds(s.start_ns)},
-                    {"dur_s", seconds(s.end_ns - s.start_ns)},
+                    {"start_s", core::ns_to_seconds(s.start_ns)},
+                    {"dur_s", core::ns_to_seconds(s.end_ns - s.start_ns)},
                     {"kernel_count", s.kernel_count},
-                    {"kernel_time_s", seconds(s.kernel_time_ns)}});
+                    {"kernel_time_s", core::ns_to_seconds(s.kernel_time_ns)}});
   }
   steps["steps"] = std::move(list);
   j["steps"] = std::move(steps);

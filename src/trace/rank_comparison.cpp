@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/percentile.h"
+#include "core/units.h"
 
 namespace perfhound::trace {
 
@@ -53,7 +54,7 @@ RankComparison compare_ranks(std::vector<RankSummary> ranks) {
 
 nlohmann::ordered_json to_json(const RankComparison& c) {
   nlohmann::ordered_json j;
-  j["median_time_s"] = static_cast<double>(c.median_time_ns) * 1e-9;
+  j["median_time_s"] = core::ns_to_seconds(c.median_time_ns);
   j["slowest_rank"] = c.slowest_rank;
   j["slowest_over_median"] = c.slowest_over_median;
   j["straggler"] = c.straggler;
@@ -63,11 +64,11 @@ nlohmann::ordered_json to_json(const RankComparison& c) {
   for (const auto& r : c.ranks) {
     ranks.push_back({{"rank", r.rank},
                      {"source", r.source},
-                     {"time_s", static_cast<double>(r.time_ns) * 1e-9},
+                     {"time_s", core::ns_to_seconds(r.time_ns)},
                      {"time_is", r.from_steps ? "median_profiler_step" : "active_span"},
-                     {"busy_s", static_cast<double>(r.busy_ns) * 1e-9},
-                     {"communication_s", static_cast<double>(r.comm_ns) * 1e-9},
-                     {"exposed_communication_s", static_cast<double>(r.exposed_comm_ns) * 1e-9},
+                     {"busy_s", core::ns_to_seconds(r.busy_ns)},
+                     {"communication_s", core::ns_to_seconds(r.comm_ns)},
+                     {"exposed_communication_s", core::ns_to_seconds(r.exposed_comm_ns)},
                      {"bottleneck", bottleneck_kind_name(r.verdict)}});
   }
   j["ranks"] = ranks;

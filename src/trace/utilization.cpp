@@ -1,5 +1,7 @@
 #include "trace/utilization.h"
 
+#include "core/units.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -8,12 +10,7 @@ namespace perfhound::trace {
 
 namespace {
 
-// Division, not * 1e-9: the quotient is correctly rounded, so 1000 ns is exactly the double nearest 1e-6.
-double seconds(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
-double ratio(std::int64_t num, std::int64_t den) {
-  return den > 0 ? static_cast<double>(num) / static_cast<double>(den) : 0.0;
-}
 
 // Appends [start, end) to a list being built in start order, merging it with the last block when they
 // overlap or touch. Callers feed intervals sorted by start, so the result is normalized.
@@ -173,10 +170,10 @@ Utilization utilization(const Timeline& timeline) {
     d.busy_ns = total_length(busy);
     d.busy_block_count = busy.size();
     d.window_idle_ns = std::max<std::int64_t>(0, result.window_ns - d.busy_ns);
-    d.window_busy_ratio = ratio(d.busy_ns, result.window_ns);
+    d.window_busy_ratio = core::ratio_or_zero(d.busy_ns, result.window_ns);
     d.active_span_ns = d.active_end_ns - d.active_start_ns;
     d.active_idle_ns = d.active_span_ns - d.busy_ns;
-    d.active_busy_ratio = ratio(d.busy_ns, d.active_span_ns);
+    d.active_busy_ratio = core::ratio_or_zero(d.busy_ns, d.active_span_ns);
     for (const auto& [stream, entry] : per_stream) {
       d.streams.push_back({stream, entry.first, total_length(entry.second)});
     }
@@ -197,27 +194,27 @@ std::string_view gap_position_name(GapPosition position) {
 
 nlohmann::ordered_json to_json(const Utilization& result) {
   nlohmann::ordered_json j;
-  j["window_start_s"] = seconds(result.window_start_ns);
-  j["window_end_s"] = seconds(result.window_end_ns);
-  j["window_s"] = seconds(result.window_ns);
+  j["window_start_s"] = core::ns_to_seconds(result.window_start_ns);
+  j["window_end_s"] = core::ns_to_seconds(result.window_end_ns);
+  j["window_s"] = core::ns_to_seconds(result.window_ns);
   auto devices = nlohmann::ordered_json::array();
   for (const auto& d : result.devices) {
     nlohmann::ordered_json jd;
     jd["device"] = d.device;
     jd["activity_count"] = d.activity_count;
-    jd["busy_s"] = seconds(d.busy_ns);
+    jd["busy_s"] = core::ns_to_seconds(d.busy_ns);
     jd["busy_block_count"] = d.busy_block_count;
-    jd["window_idle_s"] = seconds(d.window_idle_ns);
+    jd["window_idle_s"] = core::ns_to_seconds(d.window_idle_ns);
     jd["window_busy_ratio"] = d.window_busy_ratio;
     jd["has_activity"] = d.has_activity;
-    jd["active_start_s"] = seconds(d.active_start_ns);
-    jd["active_end_s"] = seconds(d.active_end_ns);
-    jd["active_span_s"] = seconds(d.active_span_ns);
-    jd["active_idle_s"] = seconds(d.active_idle_ns);
+    jd["active_start_s"] = core::ns_to_seconds(d.active_start_ns);
+    jd["active_end_s"] = core::ns_to_seconds(d.active_end_ns);
+    jd["active_span_s"] = core::ns_to_seconds(d.active_span_ns);
+    jd["active_idle_s"] = core::ns_to_seconds(d.active_idle_ns);
     jd["active_busy_ratio"] = d.active_busy_ratio;
     auto streams = nlohmann::ordered_json::array();
     for (const auto& s : d.streams) {
-      streams.push_back({{"stream", s.stream}, {"activity_count", s.activity_count}, {"busy_s", seconds(s.busy_ns)}});
+      streams.push_back({{"stream", s.stream}, {"activity_count", s.activity_count}, {"busy_s", core::ns_to_seconds(s.busy_ns)}});
     }
     jd["streams"] = std::move(streams);
     devices.push_back(std::move(jd));

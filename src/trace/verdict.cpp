@@ -11,9 +11,6 @@ namespace {
 using core::format_duration_ns;
 using core::format_percent;
 
-double share(std::int64_t part, std::int64_t whole) {
-  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
 
 const DeviceUtilization* busiest_device(const Utilization& u) {
   const DeviceUtilization* best = nullptr;
@@ -88,7 +85,7 @@ std::string idle_split_line(const DeviceGapAttribution& g) {
 
 void add_window_note(Verdict& v, const Utilization& u, const DeviceUtilization& d) {
   const std::int64_t outside = d.active_start_ns - u.window_start_ns + (u.window_end_ns - d.active_end_ns);
-  if (share(outside, u.window_ns) >= kOutsideSpanNoteShare) {
+  if (core::ratio_or_zero(outside, u.window_ns) >= kOutsideSpanNoteShare) {
     v.evidence.push_back(fmt::format(
         "{} of the {} profiled window lies before the first or after the last GPU activity (profiler start-up, "
         "warm-up, tear-down); over the whole window the GPU is busy {}",
@@ -185,9 +182,9 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
   std::int64_t gpu_busy = 0;
   for (const auto& dev : u.devices) gpu_busy += dev.busy_ns;
   // Copies are not split per device by data_movement, so their share is of all devices' busy time.
-  const double copy_share = share(data.host_device_copy_ns, gpu_busy);
+  const double copy_share = core::ratio_or_zero(data.host_device_copy_ns, gpu_busy);
   const CommunicationStats* device_comm = communication_of(comm, d->device);
-  const double exposed_comm = device_comm != nullptr ? share(device_comm->exposed_ns, d->active_span_ns) : 0.0;
+  const double exposed_comm = device_comm != nullptr ? core::ratio_or_zero(device_comm->exposed_ns, d->active_span_ns) : 0.0;
   const HostCategory idle_cause = g != nullptr ? dominant_idle(*g) : HostCategory::kNothingRecorded;
 
   v.evidence.push_back(idle_line(*d));
