@@ -1,5 +1,6 @@
 // End-to-end tests of the perfhound command line, driven in-process through run_app.
 #include "cli/app.h"
+#include "cli/cli_runner.h"
 
 #include <filesystem>
 #include <fstream>
@@ -13,20 +14,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct CliRun {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-CliRun run(std::vector<std::string> args) {
-  args.insert(args.begin(), "perfhound");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int code = run_app(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string temp_file(const std::string& name, const std::string& content) {
   const auto path = std::filesystem::temp_directory_path() / ("perfhound_cli_test_" + name);

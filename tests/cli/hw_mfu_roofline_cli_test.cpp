@@ -2,6 +2,7 @@
 // run_app. Expected figures are worked out by hand in each test from the model's published config.json, the
 // conventions of src/model/transformer_math.h (docs/metrics.md), and the chip files in data/hw.
 #include "cli/app.h"
+#include "cli/cli_runner.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -32,20 +33,6 @@ const std::string kNcuCsv = std::string(PERFHOUND_TEST_DATA) + "/ncu/h200_roofli
 const std::vector<std::string> kRequiredChips = {"a100-sxm-80gb", "h100-sxm", "h100-pcie", "h200-sxm",
                                                  "b200",          "l40s",     "l4",        "mi300x"};
 
-struct CliRun {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-CliRun run(std::vector<std::string> args) {
-  args.insert(args.begin(), "perfhound");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int code = run_app(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string temp_file(const std::string& name, const std::string& content) {
   const auto path = std::filesystem::temp_directory_path() / ("perfhound_hw_mfu_roofline_cli_test_" + name);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli/app.h"
+#include "cli/cli_runner.h"
 
 namespace perfhound::cli {
 namespace {
@@ -29,20 +30,6 @@ using ::testing::StartsWith;
 const std::string kH200 = std::string(PERFHOUND_TEST_DATA) + "/traces/h200/";
 const std::string kEager = kH200 + "small_ops_eager.json.gz";
 
-struct CliRun {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-CliRun run(std::vector<std::string> args) {
-  args.insert(args.begin(), "perfhound");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int code = run_app(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
