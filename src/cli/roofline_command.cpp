@@ -1,5 +1,6 @@
 #include "cli/roofline_command.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "cli/output.h"
@@ -8,6 +9,8 @@
 #include "hw/chip_spec.h"
 #include "model/precision.h"
 #include "report/json_document.h"
+#include "report/roofline_chart.h"
+#include "report/svg_chart.h"
 #include "report/table_writer.h"
 #include "roofline/ncu_csv_reader.h"
 #include "roofline/roofline.h"
@@ -16,6 +19,14 @@ namespace perfhound::cli {
 namespace {
 
 using core::format_si;
+
+// The precision word of a roof label from ncu_csv_reader's roof_from_row ("NVIDIA H200 tensor (...) + DRAM").
+std::string roof_kind(const std::string& label) {
+  for (const char* kind : {"tensor", "fp64", "fp32", "fp16"}) {
+    if (label.find(std::string(" ") + kind) != std::string::npos) return kind;
+  }
+  return "roof";
+}
 
 nlohmann::ordered_json point_json(const roofline::RooflinePoint& p) {
   return {{"arithmetic_intensity_flop_per_byte", p.arithmetic_intensity},
@@ -51,6 +62,8 @@ class RooflineCommand final : public Command {
     app.add_option("--bytes", bytes_, "Bytes it moved to and from DRAM (e.g. 805M)");
     app.add_option("--time", time_, "Its measured time (e.g. 1.45ms, 200us)");
     app.add_option("--ncu", ncu_, "Nsight Compute CSV (ncu --set roofline --csv --page raw ...): every kernel in it");
+    app.add_option("--chart", chart_path_, "Also draw the roofline chart (log-log, roofs per precision, kernels as "
+                                           "points) as an SVG file");
     add_output_flags(app, output_);
   }
 
@@ -83,6 +96,10 @@ class RooflineCommand final : public Command {
     t.add_row({"fraction of attainable", core::format_percent(p.fraction_of_attainable)});
     t.add_row({"roofline bound time", core::format_duration_ns(p.bound_time_s * 1e9)});
     text += t.render() + conditions_text(conditions);
+    if (!chart_path_.empty()) {
+      PH_ASSIGN_OR_RETURN(auto roofs, chip_roof_lines());
+      PH_TRY(write_chart(roofs, {{p.arithmetic_intensity, p.achieved_flops_per_s, "kernel"}}, roof.label));
+    }
     const auto doc = report::make_json_document("roofline", conditions, {{"roof", roof.label}, {"point", point_json(p)}});
     PH_TRY(emit_result(context, output_, doc, text));
     return kExitOk;
@@ -93,6 +110,27 @@ class RooflineCommand final : public Command {
     std::string s = "\nconditions:\n";
     for (const auto& line : c.to_lines()) s += "  " + line + "\n";
     return s;
+  }
+
+  // Every precision roof of the --hw chip for the chart, the judged one highlighted.
+  core::Result<std::vector<report::RoofLine>> chip_roof_lines() const {
+    PH_ASSIGN_OR_RETURN(const hw::ChipSpec chip, hw::find_chip(hw_).with_context("--hw"));
+    const hw::Roof memory = hw::memory_roof(chip);
+    std::vector<report::RoofLine> lines;
+    for (const char* key : {"fp64", "fp32", "tf32", "bf16", "fp8", "fp4"}) {
+      auto compute = hw::compute_roof(chip, key);
+      if (!compute.ok()) continue;
+      lines.push_back({fmt::format("{} {} ({})", key, format_si(compute->value, "FLOP/s"),
+                                   compute->measured ? "measured" : "spec sheet"),
+                       compute->value, memory.value, precision_ == key});
+    }
+    return lines;
+  }
+
+  core::Status write_chart(const std::vector<report::RoofLine>& roofs, const std::vector<report::KernelDot>& dots,
+                           const std::string& subtitle) const {
+    const auto chart = report::roofline_chart("Roofline: " + subtitle, roofs, dots);
+    return report::write_text_file(chart_path_, report::render_svg(chart)).with_context("--chart");
   }
 
   core::Result<roofline::Roof> chip_roof(core::Conditions& conditions) const {
@@ -128,6 +166,8 @@ class RooflineCommand final : public Command {
                            {"achieved"}, {"of attainable"}, {"case", report::Align::kLeft},
                            {"binding roof", report::Align::kLeft}});
     auto kernels = nlohmann::ordered_json::array();
+    std::vector<report::KernelDot> dots;
+    std::vector<report::RoofLine> roof_lines;
     for (const auto& k : csv.kernels) {
       const roofline::KernelMeasurement m = roofline::dram_measurement(k);
       const std::optional<roofline::Roof> roof = fixed ? fixed : roofline::roof_from_row(k);
@@ -141,6 +181,18 @@ class RooflineCommand final : public Command {
           j["roof"] = roof->label;
           j["point"] = point_json(*p);
           case_text = std::string(roofline::case_name(p->roofline_case));
+          dots.push_back({p->arithmetic_intensity, p->achieved_flops_per_s, std::to_string(k.id)});
+          // Without --hw each row brings its own ceilings at its own clocks; the chart draws the first roof of
+          // each precision (the rows differ by clock only, a few percent).
+          if (!fixed) {
+            const std::string kind = roof_kind(roof->label);
+            const std::string label = fmt::format("{} {}, {} (ncu, row {})", kind, format_si(roof->peak_flops_per_s, "FLOP/s"),
+                                                  format_si(roof->peak_bytes_per_s, "B/s"), k.id);
+            if (std::none_of(roof_lines.begin(), roof_lines.end(),
+                             [&](const auto& r) { return r.label.rfind(kind + " ", 0) == 0; })) {
+              roof_lines.push_back({label, roof->peak_flops_per_s, roof->peak_bytes_per_s, true});
+            }
+          }
           achieved = format_si(p->achieved_flops_per_s, "FLOP/s");
           fraction = core::format_percent(p->fraction_of_attainable);
           intensity = fmt::format("{:.3g}", p->arithmetic_intensity);
@@ -176,12 +228,18 @@ class RooflineCommand final : public Command {
             "compute-bound (lower precision, better tiling); below_both = overhead or occupancy (launch "
             "configuration, registers, tiling)\n";
     text += conditions_text(conditions);
+    if (!chart_path_.empty()) {
+      if (fixed) {
+        PH_ASSIGN_OR_RETURN(roof_lines, chip_roof_lines());
+      }
+      PH_TRY(write_chart(roof_lines, dots, fmt::format("{} kernels from {} (points labelled by id)", csv.kernels.size(), ncu_)));
+    }
     const auto doc = report::make_json_document("roofline", conditions, {{"kernels", kernels}});
     PH_TRY(emit_result(context, output_, doc, text));
     return kExitOk;
   }
 
-  std::string hw_, precision_ = "bf16", flops_, bytes_, time_, ncu_;
+  std::string hw_, precision_ = "bf16", flops_, bytes_, time_, ncu_, chart_path_;
   OutputOptions output_;
 };
 

@@ -597,5 +597,22 @@ TEST(CliHwMfuRoofline, EveryFlagOfTheNewCommandsHasHelp) {
   }
 }
 
+TEST(CliRooflineChart, WritesAnSvgWithTheChipsRoofsAndOnePointPerKernel) {
+  const auto path = std::filesystem::temp_directory_path() / "perfhound_roofline_chart_test.svg";
+  std::filesystem::remove(path);
+  const CliRun r = run({"roofline", "--ncu", kNcuCsv, "--hw", "h200-sxm", "--chart", path.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream in(path);
+  const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(svg, StartsWith("<svg"));
+  std::size_t circles = 0;
+  for (auto pos = svg.find("<circle"); pos != std::string::npos; pos = svg.find("<circle", pos + 1)) ++circles;
+  EXPECT_EQ(circles, 9u);  // the 9 kernels of the export
+  EXPECT_THAT(svg, HasSubstr("bf16 990 TFLOP/s (spec sheet)"));  // H200 SXM: 989.5 TFLOP/s dense bf16
+  const CliRun bad = run({"roofline", "--ncu", kNcuCsv, "--chart", "/nonexistent/dir/x.svg"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--chart: cannot write '/nonexistent/dir/x.svg'"));
+}
+
 }  // namespace
 }  // namespace perfhound::cli

@@ -1,0 +1,65 @@
+#include "report/svg_chart.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "report/roofline_chart.h"
+
+namespace perfhound::report {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::size_t count(const std::string& haystack, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = haystack.find(needle); pos != std::string::npos; pos = haystack.find(needle, pos + 1)) ++n;
+  return n;
+}
+
+TEST(SvgChart, LogPositionIsLinearInTheExponent) {
+  EXPECT_DOUBLE_EQ(log_position(10, 1, 100, 0, 200), 100);   // one decade of two: halfway
+  EXPECT_DOUBLE_EQ(log_position(1, 1, 100, 0, 200), 0);
+  EXPECT_DOUBLE_EQ(log_position(100, 1, 100, 500, 100), 100);  // an inverted (y) axis
+  EXPECT_NEAR(log_position(1e3, 1e2, 1e6, 0, 400), 100, 1e-9);
+}
+
+TEST(SvgChart, DrawsEveryLineAndPointWithEscapedText) {
+  LogLogChart c;
+  c.title = "a <b> & c";
+  c.lines = {{"roof 1", {{0.1, 1e11}, {10, 1e13}}, false}, {"roof 2", {{0.1, 2e11}, {10, 2e13}}, true}};
+  c.points = {{1, 1e12, "k<1>"}, {5, 3e12, "k2"}, {-1, 1e12, "not drawable"}};
+  const std::string svg = render_svg(c);
+  EXPECT_THAT(svg, ::testing::StartsWith("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+  EXPECT_THAT(svg, HasSubstr("a &lt;b&gt; &amp; c"));
+  EXPECT_EQ(count(svg, "<polyline"), 2u);
+  EXPECT_EQ(count(svg, "stroke-dasharray"), 1u);  // only the second line is dashed
+  EXPECT_EQ(count(svg, "<circle"), 2u);           // the point at x = -1 cannot go on a log axis
+  EXPECT_THAT(svg, HasSubstr("k&lt;1&gt;"));
+  // Axes span whole decades around the data: x from 0.1 (100m) to 10, y from 100G to 100T.
+  EXPECT_THAT(svg, HasSubstr(">100m<"));
+  EXPECT_THAT(svg, HasSubstr(">100G<"));
+  EXPECT_THAT(svg, HasSubstr(">100T<"));
+  EXPECT_THAT(svg, ::testing::EndsWith("</svg>\n"));
+}
+
+TEST(RooflineChart, EachRoofBendsAtItsRidge) {
+  // H100-like: 989e12 FLOP/s and 3.35e12 B/s -> ridge 295.2 FLOP/byte; one kernel at intensity 2730.
+  const auto chart = roofline_chart("t", {{"bf16", 989e12, 3.35e12, true}, {"fp32", 67e12, 3.35e12, false}},
+                                    {{2730.0, 733e12, "gemm"}});
+  ASSERT_EQ(chart.lines.size(), 2u);
+  const auto& bf16 = chart.lines[0].points;
+  ASSERT_EQ(bf16.size(), 3u);
+  EXPECT_DOUBLE_EQ(bf16[1].first, 989e12 / 3.35e12);  // the ridge
+  EXPECT_DOUBLE_EQ(bf16[1].second, 989e12);
+  // The x range runs a decade beyond the extremes: fp32's ridge 20.0 and the kernel's 2730.
+  EXPECT_DOUBLE_EQ(bf16[0].first, (67e12 / 3.35e12) / 10);
+  EXPECT_DOUBLE_EQ(bf16[0].second, bf16[0].first * 3.35e12);  // on the memory slope
+  EXPECT_DOUBLE_EQ(bf16[2].first, 27300.0);
+  EXPECT_FALSE(chart.lines[0].dashed);
+  EXPECT_TRUE(chart.lines[1].dashed);
+  ASSERT_EQ(chart.points.size(), 1u);
+  EXPECT_EQ(chart.points[0].label, "gemm");
+}
+
+}  // namespace
+}  // namespace perfhound::report
