@@ -1,5 +1,6 @@
 #include "cli/mfu_command.h"
 
+#include <cctype>
 #include <fmt/format.h>
 #include <fstream>
 #include <optional>
@@ -7,6 +8,7 @@
 
 #include "cli/output.h"
 #include "core/conditions.h"
+#include "core/diagnostics.h"
 #include "core/units.h"
 #include "hw/chip_spec.h"
 #include "model/efficiency.h"
@@ -34,14 +36,24 @@ core::Result<model::ModelShape> load_model(const std::string& spec) {
   return model::model_shape_from_config(json, spec);
 }
 
-// "1.5ms", "200us", or a bare number of seconds, as a duration in seconds; must be positive.
+// "1.5ms", "200us", "2s" as a duration in seconds; must be positive. A unit is required: "--tpot 12" could
+// be 12 ms or 12 s, and guessing wrong moves MBU by 1000x.
 core::Result<std::optional<double>> parse_time(const std::string& text, std::string_view flag) {
   if (text.empty()) return std::optional<double>();
+  if (!text.empty() && (std::isdigit(static_cast<unsigned char>(text.back())) || text.back() == '.')) {
+    return core::Error{fmt::format("{}: '{}' has no unit (write e.g. {}ms or {}s)", flag, text, text, text)};
+  }
   auto ns = core::parse_duration_ns(text);
   if (!ns.ok()) return core::Error{fmt::format("{}: {}", flag, ns.error().message)};
   if (*ns <= 0) return core::Error{fmt::format("{}: must be positive, got '{}'", flag, text)};
   return std::optional<double>(core::ns_to_seconds(*ns));
 }
+
+// CLI11's own range checks print the whole double range ("0.000000 to 1797...") : these say it plainly.
+const CLI::Validator kAtLeastOne(
+    [](std::string& v) { return std::stoll(v) >= 1 ? std::string() : "must be at least 1, got " + v; }, "N >= 1");
+const CLI::Validator kPositive(
+    [](std::string& v) { return std::stod(v) > 0 ? std::string() : "must be positive, got " + v; }, "X > 0");
 
 class MfuCommand final : public Command {
  public:
@@ -54,19 +66,19 @@ class MfuCommand final : public Command {
     app.add_option("--model", model_, "Preset (llama-3-8b, mixtral-8x7b, ...) or a Hugging Face config.json")->required();
     app.add_option("--hw", hw_, "Chip: a catalogue name (perfhound hw list) or a chip JSON file")->required();
     app.add_option("--phase", phase_, "prefill or decode")->check(CLI::IsMember({"prefill", "decode"}))->required();
-    app.add_option("--batch", workload_.batch, "Sequences per step")->check(CLI::PositiveNumber)->default_val(1);
+    app.add_option("--batch", workload_.batch, "Sequences per step")->check(kAtLeastOne)->default_val(1);
     app.add_option("--input-len", workload_.input_len, "Prompt tokens per sequence")->check(CLI::NonNegativeNumber)->default_val(0);
     app.add_option("--output-len", workload_.output_len, "Generated tokens per sequence (decode: the mean context is input + output/2)")
         ->check(CLI::NonNegativeNumber)
         ->default_val(0);
-    app.add_option("--tp", workload_.tensor_parallel, "Tensor-parallel GPUs (figures are per GPU)")->check(CLI::PositiveNumber)->default_val(1);
+    app.add_option("--tp", workload_.tensor_parallel, "Tensor-parallel GPUs (figures are per GPU)")->check(kAtLeastOne)->default_val(1);
     app.add_option("--precision", precision_, "Weight and math precision: bf16, fp16, fp8, int8, fp4, fp32, tf32")->default_val("bf16");
     app.add_option("--kv-precision", kv_precision_, "KV-cache precision (default: bf16, or --precision when that is 16-bit)");
     app.add_option("--step-time", step_time_, "Measured time of the step (e.g. 14ms); prefill: the whole prefill");
     app.add_option("--ttft", ttft_, "Measured time to first token (prefill; the prefill dominates it)");
     app.add_option("--tpot", tpot_, "Measured time per output token (decode)");
     app.add_option("--tokens-per-s", tokens_per_s_, "Measured throughput in tokens/s over the batch (alternative to a time)")
-        ->check(CLI::PositiveNumber);
+        ->check(kPositive);
     add_output_flags(app, output_);
   }
 
@@ -79,6 +91,7 @@ class MfuCommand final : public Command {
                                                                                                       : "bf16";
     PH_ASSIGN_OR_RETURN(workload_.kv_precision, model::parse_precision(kv).with_context("--kv-precision"));
     const model::Phase phase = phase_ == "prefill" ? model::Phase::kPrefill : model::Phase::kDecode;
+    // Decode at context 0 is allowed on purpose: it is the weights-only bound (the Databricks MBU example).
     if (phase == model::Phase::kPrefill && workload_.input_len == 0) {
       return core::Error{"--input-len: prefill needs the prompt length (e.g. --input-len 2000)"};
     }
@@ -91,7 +104,7 @@ class MfuCommand final : public Command {
     PH_ASSIGN_OR_RETURN(const hw::Roof compute, hw::compute_roof(chip, pinfo.peak_key).with_context("--hw"));
     const hw::Roof memory = hw::memory_roof(chip);
     const model::Efficiency e = model::efficiency(cost, time, compute.value, memory.value);
-    const std::string verdict = model::efficiency_verdict(phase, e);
+    std::string verdict = model::efficiency_verdict(phase, e, cost);
 
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
     conditions.set("model", shape.name.empty() ? model_ : shape.name);
@@ -131,10 +144,42 @@ class MfuCommand final : public Command {
                             {"mbu", e.mbu},
                             {"time_over_bound", *time / e.bound_time_s}};
     }
-    nlohmann::ordered_json diagnostics = nlohmann::ordered_json::array();
-    for (const auto& note : shape.notes) diagnostics.push_back({{"id", "model-assumption"}, {"severity", "info"}, {"message", note}});
+    std::vector<core::Diagnostic> found;
+    for (const auto& note : shape.notes) found.push_back({&core::kModelAssumption, note});
+    // Capacity, the seed's fourth class: the weights and the KV cache at the end of the generation, per GPU.
+    const double kv_at_end = static_cast<double>(workload_.batch * (workload_.input_len + workload_.output_len)) *
+                             model::kv_bytes_per_token(shape, workload_.kv_precision) /
+                             static_cast<double>(workload_.tensor_parallel);
+    const double weights_stored = static_cast<double>(params.total) * pinfo.bytes_per_element /
+                                  static_cast<double>(workload_.tensor_parallel);
+    const bool does_not_fit = weights_stored + kv_at_end > chip.memory_capacity_bytes;
+    if (does_not_fit) {
+      found.push_back({&core::kDoesNotFit, fmt::format("weights {} + KV cache {} per GPU exceed the {} of {}",
+                                                       core::format_bytes(weights_stored), core::format_bytes(kv_at_end),
+                                                       core::format_si(chip.memory_capacity_bytes, "B"), chip.display_name)});
+    }
+    if (time && (e.mbu > model::kBeatsRoof || e.mfu > model::kBeatsRoof)) {
+      found.push_back({&core::kBeatsTheRoof, fmt::format("MBU {} and MFU {} from the measured {}", format_percent(e.mbu),
+                                                         format_percent(e.mfu), format_duration_ns(*time * 1e9))});
+    }
+    if (does_not_fit) {
+      // Capacity binds before either roof: the step cannot run as described, whatever its speed.
+      verdict = fmt::format("capacity-bound: weights and KV cache need {} per GPU, more than the {} of {}; raise --tp, "
+                            "shrink the batch or context, or quantize (the arithmetic below assumes it fit)",
+                            core::format_bytes(weights_stored + kv_at_end), core::format_si(chip.memory_capacity_bytes, "B"),
+                            chip.display_name);
+      result["verdict"] = verdict;
+    }
+    result["memory_per_gpu"] = {{"weights_bytes", weights_stored}, {"kv_cache_at_end_bytes", kv_at_end},
+                                {"capacity_bytes", chip.memory_capacity_bytes}, {"fits", !does_not_fit}};
+    const nlohmann::ordered_json diagnostics = core::diagnostics_to_json(found);
     const auto doc = report::make_json_document("mfu", conditions, result, diagnostics);
-    PH_TRY(emit_result(context, output_, doc, render(shape, chip, params, cost, e, time, compute, memory, verdict, conditions)));
+    std::string text = render(shape, chip, params, cost, e, time, compute, memory, verdict, conditions);
+    for (const auto& d : found) {
+      *context.err << fmt::format("{} [{}]: {}. Remedy: {}.\n", core::severity_name(d.kind->severity), d.kind->id,
+                                  d.message, d.kind->remedy);
+    }
+    PH_TRY(emit_result(context, output_, doc, text));
     return kExitOk;
   }
 
@@ -178,7 +223,6 @@ class MfuCommand final : public Command {
       t.add_row({"MBU", format_percent(e.mbu)});
     }
     out += t.render();
-    for (const auto& note : shape.notes) out += "note: " + note + "\n";
     out += "\nconditions:\n";
     for (const auto& line : conditions.to_lines()) out += "  " + line + "\n";
     return out;

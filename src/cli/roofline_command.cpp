@@ -5,6 +5,8 @@
 
 #include "cli/output.h"
 #include "core/conditions.h"
+#include "core/diagnostics.h"
+#include "model/efficiency.h"
 #include "core/units.h"
 #include "hw/chip_spec.h"
 #include "model/precision.h"
@@ -69,7 +71,12 @@ class RooflineCommand final : public Command {
 
   core::Result<int> run(const Context& context) override {
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
-    if (!ncu_.empty()) return run_ncu(context, conditions);
+    if (!ncu_.empty()) {
+      if (!flops_.empty() || !bytes_.empty() || !time_.empty()) {
+        return core::Error{"--ncu reads FLOPs, bytes and times from the export; drop --flops, --bytes and --time"};
+      }
+      return run_ncu(context, conditions);
+    }
     if (hw_.empty() || flops_.empty() || bytes_.empty() || time_.empty()) {
       return core::Error{"give --hw, --flops, --bytes and --time, or --ncu FILE.csv"};
     }
@@ -100,9 +107,23 @@ class RooflineCommand final : public Command {
       PH_ASSIGN_OR_RETURN(auto roofs, chip_roof_lines());
       PH_TRY(write_chart(roofs, {{p.arithmetic_intensity, p.achieved_flops_per_s, "kernel"}}, roof.label));
     }
-    const auto doc = report::make_json_document("roofline", conditions, {{"roof", roof.label}, {"point", point_json(p)}});
+    std::vector<core::Diagnostic> found;
+    if (p.fraction_of_attainable > model::kBeatsRoof) {
+      found.push_back({&core::kBeatsTheRoof, fmt::format("{} of attainable: the roof is not a bound for this kernel",
+                                                         core::format_percent(p.fraction_of_attainable))});
+    }
+    print_diagnostics(context, found);
+    const auto doc = report::make_json_document("roofline", conditions, {{"roof", roof.label}, {"point", point_json(p)}},
+                                                core::diagnostics_to_json(found));
     PH_TRY(emit_result(context, output_, doc, text));
     return kExitOk;
+  }
+
+  static void print_diagnostics(const Context& context, const std::vector<core::Diagnostic>& found) {
+    for (const auto& d : found) {
+      *context.err << fmt::format("{} [{}]: {}. Remedy: {}.\n", core::severity_name(d.kind->severity), d.kind->id,
+                                  d.message, d.kind->remedy);
+    }
   }
 
  private:
@@ -133,6 +154,26 @@ class RooflineCommand final : public Command {
     return report::write_text_file(chart_path_, report::render_svg(chart)).with_context("--chart");
   }
 
+  // With --hw, each kernel is judged against the catalogue roof of the precision that did most of its FLOPs:
+  // tensor-core work against --precision's tensor peak, CUDA-core fp32 (and fp16, which the catalogue has
+  // no vector figure for) against fp32, fp64 against fp64. One tensor roof for an fp32 SIMT kernel would
+  // understate it by the tensor/vector ratio (15x on an H200).
+  std::optional<roofline::Roof> kernel_roof(const hw::ChipSpec& chip, const roofline::NcuKernel& k) const {
+    const auto& f = k.flops_by_precision;
+    std::string key = "fp32";
+    if (f.tensor >= std::max({f.fp64, f.fp32, f.fp16})) {
+      auto p = model::parse_precision(precision_);
+      key = p.ok() ? std::string(model::precision_info(*p).peak_key) : "bf16";
+    } else if (f.fp64 > std::max(f.fp32, f.fp16)) {
+      key = "fp64";
+    }
+    auto compute = hw::compute_roof(chip, key);
+    if (!compute.ok()) return std::nullopt;
+    const hw::Roof memory = hw::memory_roof(chip);
+    return roofline::Roof{compute->value, memory.value,
+                          fmt::format("{} {} ({})", chip.display_name, key, compute->measured ? "measured" : "spec sheet")};
+  }
+
   core::Result<roofline::Roof> chip_roof(core::Conditions& conditions) const {
     PH_ASSIGN_OR_RETURN(const hw::ChipSpec chip, hw::find_chip(hw_).with_context("--hw"));
     PH_ASSIGN_OR_RETURN(const model::Precision precision, model::parse_precision(precision_).with_context("--precision"));
@@ -151,15 +192,23 @@ class RooflineCommand final : public Command {
 
   core::Result<int> run_ncu(const Context& context, core::Conditions& conditions) {
     PH_ASSIGN_OR_RETURN(const roofline::NcuCsv csv, roofline::read_ncu_csv(ncu_));
-    std::optional<roofline::Roof> fixed;
+    std::optional<hw::ChipSpec> chip;
     if (!hw_.empty()) {
-      PH_ASSIGN_OR_RETURN(fixed, chip_roof(conditions));
+      PH_ASSIGN_OR_RETURN(chip, hw::find_chip(hw_).with_context("--hw"));
+      conditions.set("hardware", chip->display_name);
+    } else if (precision_ != "bf16") {
+      return core::Error{"--precision picks a catalogue roof: give --hw too (without it each kernel is judged "
+                         "against the ceilings ncu measured)"};
     }
+    const bool fixed = chip.has_value();
     conditions.set("ncu_csv", ncu_);
     conditions.set("roofs", fixed ? "chip catalogue" : "measured by ncu on the device, at each kernel's clocks");
     std::string text = fmt::format("perfhound roofline: {} kernels from '{}'\n", csv.kernels.size(), ncu_);
+    std::vector<core::Diagnostic> found;
     for (const auto& note : csv.notes) {
-      if (note.find("==WARNING==") != std::string::npos) text += "ncu said: " + note + "\n";
+      if (note.find("==WARNING==") == std::string::npos) continue;
+      text += "ncu said: " + note + "\n";
+      if (note.find("unmodified GPU clocks") != std::string::npos) found.push_back({&core::kUnlockedClocks, note});
     }
     text += "\n";
     report::TableWriter t({{"id"}, {"kernel", report::Align::kLeft}, {"time"}, {"FLOPs"}, {"DRAM bytes"}, {"FLOP/B"},
@@ -170,7 +219,7 @@ class RooflineCommand final : public Command {
     std::vector<report::RoofLine> roof_lines;
     for (const auto& k : csv.kernels) {
       const roofline::KernelMeasurement m = roofline::dram_measurement(k);
-      const std::optional<roofline::Roof> roof = fixed ? fixed : roofline::roof_from_row(k);
+      const std::optional<roofline::Roof> roof = chip ? kernel_roof(*chip, k) : roofline::roof_from_row(k);
       nlohmann::ordered_json j{{"id", k.id}, {"name", k.name}, {"duration_s", k.duration_s}, {"flops", k.total_flops},
                                {"dram_bytes", k.dram_bytes}};
       std::string case_text = "(no FLOPs or no roof in the row)";
@@ -234,7 +283,8 @@ class RooflineCommand final : public Command {
       }
       PH_TRY(write_chart(roof_lines, dots, fmt::format("{} kernels from {} (points labelled by id)", csv.kernels.size(), ncu_)));
     }
-    const auto doc = report::make_json_document("roofline", conditions, {{"kernels", kernels}});
+    print_diagnostics(context, found);
+    const auto doc = report::make_json_document("roofline", conditions, {{"kernels", kernels}}, core::diagnostics_to_json(found));
     PH_TRY(emit_result(context, output_, doc, text));
     return kExitOk;
   }

@@ -5,7 +5,8 @@
 namespace perfhound::core {
 
 std::span<const DiagnosticKind> all_diagnostic_kinds() {
-  static constexpr std::array kAll{kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability, kUnknownCategory};
+  static constexpr std::array kAll{kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability, kUnknownCategory,
+                                    kBeatsTheRoof,      kDoesNotFit,        kModelAssumption, kUnlockedClocks};
   return kAll;
 }
 

@@ -43,6 +43,25 @@ inline constexpr DiagnosticKind kUnknownCategory{
     "events of a category perfhound does not read were counted and left out of the analysis",
     "none needed unless that category is GPU work (e.g. another accelerator's): then it is not in the verdict"};
 
+// A measurement faster than the chip's roof is a wrong input, not a fast kernel.
+inline constexpr DiagnosticKind kBeatsTheRoof{
+    "beats-the-roof", Severity::kSevere,
+    "the measured time implies more than the chip's peak FLOP/s or bandwidth",
+    "check the time's unit, --tp, --precision and the lengths; prefix caching or speculative decoding also do "
+    "less work than the model arithmetic assumes"};
+inline constexpr DiagnosticKind kDoesNotFit{
+    "does-not-fit", Severity::kSevere,
+    "the weights and the KV cache per GPU exceed the chip's memory",
+    "raise --tp, lower the batch or the context, or quantize weights or the KV cache"};
+inline constexpr DiagnosticKind kModelAssumption{
+    "model-assumption", Severity::kInfo,
+    "perfhound assumed something the model config did not say",
+    "check the note; give a config.json with the field if the assumption is wrong"};
+inline constexpr DiagnosticKind kUnlockedClocks{
+    "unlocked-clocks", Severity::kWarning,
+    "Nsight Compute ran with unmodified GPU clocks, so per-kernel figures vary with boost and thermals",
+    "profile with ncu --clock-control base for comparable runs, or compare only runs taken the same way"};
+
 std::span<const DiagnosticKind> all_diagnostic_kinds();
 std::string_view severity_name(Severity s);
 

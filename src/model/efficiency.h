@@ -21,6 +21,12 @@ inline constexpr double kWellTunedMfu = 0.40;
 // Below this fraction of the binding roof the step is far from either limit: overhead or a badly shaped
 // kernel, not the hardware (seed section 6, "below both").
 inline constexpr double kFarBelowRoof = 0.30;
+// Above this the measurement beat the roof: the inputs, not the kernel, are wrong. 5% above covers spec sheets
+// rounding and boost clocks above the base the peak was quoted at.
+inline constexpr double kBeatsRoof = 1.05;
+// The two roofs' bound times within this factor of each other: the step sits near the ridge, where both
+// compute and bandwidth matter.
+inline constexpr double kNearRidge = 2.0;
 
 struct Efficiency {
   double time_s = 0;
@@ -41,6 +47,7 @@ Efficiency efficiency(const StepCost& cost, std::optional<double> time_s, double
 // The verdict in the seed's words, judged by the roof that binds (decode at small batch: MBU; prefill and
 // large-batch decode: MFU), e.g. "decode at MBU 78%: at the bandwidth roof; the levers are fewer bytes
 // (quantize), more bandwidth, or batching".
-std::string efficiency_verdict(Phase phase, const Efficiency& e);
+// `cost` says whether the KV cache or the weights dominate the bytes (which decides the levers).
+std::string efficiency_verdict(Phase phase, const Efficiency& e, const StepCost& cost);
 
 }  // namespace perfhound::model

@@ -56,6 +56,8 @@ class ConfigReader {
     return it != config_.end() && !it->is_null();
   }
 
+  std::string_view source() const { return source_; }
+
   std::string text(std::string_view key) const {
     const auto it = config_.find(std::string(key));
     return it != config_.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -65,6 +67,23 @@ class ConfigReader {
   const Json& config_;
   std::string_view source_;
 };
+
+// One check for every MoE family: experts, experts per token and leading dense layers consistent.
+core::Status validate_moe(const ModelShape& s, std::string_view source) {
+  if (s.num_experts == 0) return {};
+  if (s.experts_per_token < 1 || s.experts_per_token > s.num_experts) {
+    return core::Error{fmt::format("config '{}': num_experts_per_tok must be between 1 and the {} experts, got {}",
+                                   source, s.num_experts, s.experts_per_token)};
+  }
+  if (s.moe_intermediate_size < 1) {
+    return core::Error{fmt::format("config '{}': MoE experts need moe_intermediate_size (or intermediate_size)", source)};
+  }
+  if (s.first_dense_layers > s.num_layers) {
+    return core::Error{fmt::format("config '{}': first_k_dense_replace {} exceeds the {} layers", source,
+                                   s.first_dense_layers, s.num_layers)};
+  }
+  return {};
+}
 
 core::Result<ModelShape> read_gpt2(const ConfigReader& c, ModelShape s) {
   PH_ASSIGN_OR_RETURN(s.hidden_size, c.required_any({"n_embd", "hidden_size"}));
@@ -96,6 +115,7 @@ core::Result<ModelShape> read_deepseek(const ConfigReader& c, ModelShape s) {
   PH_ASSIGN_OR_RETURN(s.num_shared_experts, c.optional("n_shared_experts", 0));
   s.shared_expert_intermediate_size = s.num_shared_experts * s.moe_intermediate_size;
   PH_ASSIGN_OR_RETURN(s.first_dense_layers, c.optional("first_k_dense_replace", 0));
+  PH_TRY(validate_moe(s, c.source()));
   if (c.has("num_nextn_predict_layers")) {
     s.notes.push_back("multi-token-prediction layers (num_nextn_predict_layers) are not counted: they are not "
                       "used for ordinary decoding");
@@ -121,6 +141,10 @@ core::Result<ModelShape> model_shape_from_config(const nlohmann::json& config, s
     return core::Error{fmt::format("config '{}': num_attention_heads {} is not a multiple of num_key_value_heads {}",
                                    source, s.num_attention_heads, s.num_kv_heads)};
   }
+  if (!c.has("head_dim") && s.hidden_size % s.num_attention_heads != 0) {
+    return core::Error{fmt::format("config '{}': hidden_size {} is not a multiple of num_attention_heads {}; give head_dim",
+                                   source, s.hidden_size, s.num_attention_heads)};
+  }
   PH_ASSIGN_OR_RETURN(s.head_dim, c.optional("head_dim", s.hidden_size / s.num_attention_heads));
   s.v_head_dim = s.head_dim;
   PH_ASSIGN_OR_RETURN(s.intermediate_size, c.required("intermediate_size"));
@@ -138,10 +162,7 @@ core::Result<ModelShape> model_shape_from_config(const nlohmann::json& config, s
     PH_ASSIGN_OR_RETURN(s.moe_intermediate_size, c.optional("moe_intermediate_size", s.intermediate_size));
     PH_ASSIGN_OR_RETURN(s.shared_expert_intermediate_size, c.optional("shared_expert_intermediate_size", 0));
     s.num_shared_experts = s.shared_expert_intermediate_size > 0 ? 1 : 0;
-    if (s.experts_per_token > s.num_experts) {
-      return core::Error{fmt::format("config '{}': num_experts_per_tok {} exceeds the {} experts", source,
-                                     s.experts_per_token, s.num_experts)};
-    }
+    PH_TRY(validate_moe(s, source));
   }
   static constexpr std::string_view kKnown[] = {"llama", "mistral", "qwen2", "mixtral", "qwen2_moe", "qwen3", "qwen3_moe"};
   if (std::find(std::begin(kKnown), std::end(kKnown), s.model_type) == std::end(kKnown)) {

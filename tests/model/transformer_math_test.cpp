@@ -156,25 +156,41 @@ TEST(Efficiency, DatabricksWorkedExampleIsMbu50) {
   EXPECT_DOUBLE_EQ(e.achieved_bytes_per_s, 1e12);
   EXPECT_DOUBLE_EQ(e.memory_time_s, 0.007);  // the bandwidth bound: half the measured time
   EXPECT_TRUE(e.memory_bound);
-  EXPECT_THAT(efficiency_verdict(Phase::kDecode, e), ::testing::StartsWith("decode at MBU 50.0%: below the bandwidth roof"));
+  EXPECT_THAT(efficiency_verdict(Phase::kDecode, e, c), ::testing::StartsWith("decode at MBU 50.0%: below the bandwidth roof"));
 }
 
 TEST(Efficiency, VerdictWordsFollowTheBindingRoof) {
   StepCost memory;
   memory.weight_bytes = 16e9;
   memory.flops = 16e9;
-  EXPECT_THAT(efficiency_verdict(Phase::kDecode, efficiency(memory, 16e9 / (0.8 * 4.8e12), 989e12, 4.8e12)),
+  EXPECT_THAT(efficiency_verdict(Phase::kDecode, efficiency(memory, 16e9 / (0.8 * 4.8e12), 989e12, 4.8e12), memory),
               ::testing::StartsWith("decode at MBU 80.0%: at the bandwidth roof (MFU"));
-  EXPECT_THAT(efficiency_verdict(Phase::kDecode, efficiency(memory, 16e9 / (0.1 * 4.8e12), 989e12, 4.8e12)),
+  EXPECT_THAT(efficiency_verdict(Phase::kDecode, efficiency(memory, 16e9 / (0.1 * 4.8e12), 989e12, 4.8e12), memory),
               ::testing::HasSubstr("far below the bandwidth roof"));
   StepCost compute;
   compute.flops = 1e15;
   compute.weight_bytes = 16e9;
-  EXPECT_THAT(efficiency_verdict(Phase::kPrefill, efficiency(compute, 1e15 / (0.55 * 989e12), 989e12, 4.8e12)),
+  EXPECT_THAT(efficiency_verdict(Phase::kPrefill, efficiency(compute, 1e15 / (0.55 * 989e12), 989e12, 4.8e12), compute),
               ::testing::StartsWith("prefill at MFU 55.0%: compute-bound and well tuned"));
   const Efficiency bound_only = efficiency(compute, std::nullopt, 989e12, 4.8e12);
   EXPECT_DOUBLE_EQ(bound_only.bound_time_s, 1e15 / 989e12);
-  EXPECT_THAT(efficiency_verdict(Phase::kPrefill, bound_only), ::testing::HasSubstr("compute-bound on this chip"));
+  EXPECT_THAT(efficiency_verdict(Phase::kPrefill, bound_only, compute), ::testing::HasSubstr("compute-bound on this chip"));
+}
+
+TEST(Efficiency, FasterThanTheRoofAndKvDominatedSayWhatIsWrong) {
+  StepCost c;
+  c.weight_bytes = 16e9;
+  // 16 GB in 1 ms on a 4.8 TB/s chip is MBU 333%: an input is wrong.
+  EXPECT_THAT(efficiency_verdict(Phase::kDecode, efficiency(c, 1e-3, 989e12, 4.8e12), c),
+              ::testing::HasSubstr("faster than the chip allows"));
+  // KV bytes above the weights at the roof: batching is not the lever.
+  StepCost kv;
+  kv.weight_bytes = 4e9;
+  kv.kv_bytes = 12e9;
+  kv.tokens = 64;
+  const std::string v = efficiency_verdict(Phase::kDecode, efficiency(kv, 16e9 / (0.8 * 4.8e12), 989e12, 4.8e12), kv);
+  EXPECT_THAT(v, ::testing::HasSubstr("the KV cache is most of the bytes"));
+  EXPECT_THAT(v, ::testing::HasSubstr("batching does not shrink KV bytes per token"));
 }
 
 TEST(ModelShape, ConfigErrorsNameTheField) {
