@@ -52,6 +52,9 @@ class HwCommand final : public Command {
 
   core::Result<int> run(const Context& context) override {
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
+    if (action_ == "list" && !chip_.empty()) {
+      return core::Error{fmt::format("hw list takes no chip name; use 'perfhound hw show {}'", chip_)};
+    }
     if (action_ == "list") {
       report::TableWriter t({{"name", report::Align::kLeft}, {"chip", report::Align::kLeft}, {"bf16 dense"},
                              {"fp8 dense"}, {"memory"}, {"bandwidth"}});

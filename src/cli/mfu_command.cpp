@@ -146,6 +146,12 @@ class MfuCommand final : public Command {
     }
     std::vector<core::Diagnostic> found;
     for (const auto& note : shape.notes) found.push_back({&core::kModelAssumption, note});
+    if (shape.num_experts > 0) {
+      found.push_back({&core::kModelAssumption,
+                       fmt::format("MoE weight bytes assume uniform routing: {:.2f} of {} experts touched per layer "
+                                   "by {} tokens; skewed routing touches fewer",
+                                   model::experts_touched(shape, cost.tokens), shape.num_experts, cost.tokens)});
+    }
     // Capacity, the seed's fourth class: the weights and the KV cache at the end of the generation, per GPU.
     const double kv_at_end = static_cast<double>(workload_.batch * (workload_.input_len + workload_.output_len)) *
                              model::kv_bytes_per_token(shape, workload_.kv_precision) /

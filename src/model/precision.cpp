@@ -6,7 +6,8 @@
 namespace perfhound::model {
 namespace {
 
-// int4 weights are multiplied in int8 or fp16 after unpacking; their math runs at the int8 peak.
+// int4 is almost always weight-only quantization (AWQ, GPTQ: W4A16): the weights are unpacked and the math runs
+// in bf16/fp16, so its compute roof is the bf16 peak; only the storage is 0.5 byte.
 constexpr std::array<PrecisionInfo, 8> kPrecisions{{
     {Precision::kFp32, "fp32", 4.0, "fp32"},
     {Precision::kTf32, "tf32", 4.0, "tf32"},
@@ -15,7 +16,7 @@ constexpr std::array<PrecisionInfo, 8> kPrecisions{{
     {Precision::kFp8, "fp8", 1.0, "fp8"},
     {Precision::kInt8, "int8", 1.0, "int8"},
     {Precision::kFp4, "fp4", 0.5, "fp4"},
-    {Precision::kInt4, "int4", 0.5, "int8"},
+    {Precision::kInt4, "int4", 0.5, "bf16"},
 }};
 
 }  // namespace
