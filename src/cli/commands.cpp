@@ -2,6 +2,7 @@
 #include "cli/hw_command.h"
 #include "cli/mfu_command.h"
 #include "cli/roofline_command.h"
+#include "cli/serve_command.h"
 #include "cli/stats_command.h"
 #include "cli/trace_command.h"
 
@@ -10,6 +11,7 @@ namespace perfhound::cli {
 std::vector<std::unique_ptr<Command>> make_commands() {
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(make_trace_command());
+  commands.push_back(make_serve_command());
   commands.push_back(make_roofline_command());
   commands.push_back(make_mfu_command());
   commands.push_back(make_hw_command());

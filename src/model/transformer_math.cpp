@@ -99,35 +99,64 @@ double kv_divisor(const ModelShape& s, const Workload& w) {
   return s.attention == AttentionKind::kMla ? 1.0 : static_cast<double>(w.tensor_parallel);
 }
 
+// What a step computes and moves, summed over its sequences: the one place FLOPs and bytes are derived from,
+// so the closed forms below and step_cost cannot drift apart.
+struct StepTotals {
+  double new_tokens = 0;      // tokens computed (all sequences)
+  double attended_pairs = 0;  // (query, key) pairs attention computes
+  double lm_heads = 0;        // sequences whose logits are computed
+  double kv_tokens = 0;       // KV-cache tokens read or written
+  double sequences = 0;
+};
+
+StepCost cost_of(const ModelShape& s, const ParameterCount& p, const Workload& w, const StepTotals& t) {
+  StepCost c;
+  const double tp = static_cast<double>(w.tensor_parallel);
+  const double head = static_cast<double>(s.vocab_size * s.hidden_size);
+  const double body = static_cast<double>(p.matmul_active) - head;  // the head runs per sampled token only
+  const double attention = static_cast<double>(s.num_layers) * attention_flops_per_context_token(s) * t.attended_pairs;
+  c.tokens = t.new_tokens;
+  c.flops = (2.0 * body * t.new_tokens + 2.0 * head * t.lm_heads + attention) / tp;
+  c.weight_bytes = weight_params_read(s, p, t.new_tokens) * precision_info(w.weight_precision).bytes_per_element / tp;
+  c.kv_bytes = t.kv_tokens * kv_bytes_per_token(s, w.kv_precision) / kv_divisor(s, w);
+  c.context = t.sequences > 0 ? t.kv_tokens / t.sequences : 0.0;
+  return c;
+}
+
 }  // namespace
 
 StepCost prefill_cost(const ModelShape& s, const ParameterCount& p, const Workload& w) {
-  StepCost c;
   const double b = static_cast<double>(w.batch);
   const double len = static_cast<double>(w.input_len);
-  const double tp = static_cast<double>(w.tensor_parallel);
-  const double head = static_cast<double>(s.vocab_size * s.hidden_size);
-  const double body = static_cast<double>(p.matmul_active) - head;  // the head runs once per sequence
-  const double attention = static_cast<double>(s.num_layers) * attention_flops_per_context_token(s) * len * (len + 1) / 2;
-  c.tokens = b * len;
-  c.flops = b * (2.0 * body * len + 2.0 * head + attention) / tp;
-  c.weight_bytes = weight_params_read(s, p, c.tokens) * precision_info(w.weight_precision).bytes_per_element / tp;
-  c.kv_bytes = c.tokens * kv_bytes_per_token(s, w.kv_precision) / kv_divisor(s, w);
+  StepCost c = cost_of(s, p, w,
+                       {.new_tokens = b * len, .attended_pairs = b * (len * (len + 1) / 2), .lm_heads = b,
+                        .kv_tokens = b * len, .sequences = b});
   c.context = len;
   return c;
 }
 
 StepCost decode_step_cost(const ModelShape& s, const ParameterCount& p, const Workload& w) {
-  StepCost c;
   const double b = static_cast<double>(w.batch);
-  const double tp = static_cast<double>(w.tensor_parallel);
-  c.context = static_cast<double>(w.input_len) + static_cast<double>(w.output_len) / 2.0;
-  c.tokens = b;
-  const double attention = static_cast<double>(s.num_layers) * attention_flops_per_context_token(s) * c.context;
-  c.flops = b * (2.0 * static_cast<double>(p.matmul_active) + attention) / tp;
-  c.weight_bytes = weight_params_read(s, p, b) * precision_info(w.weight_precision).bytes_per_element / tp;
-  c.kv_bytes = b * c.context * kv_bytes_per_token(s, w.kv_precision) / kv_divisor(s, w);
+  const double context = static_cast<double>(w.input_len) + static_cast<double>(w.output_len) / 2.0;
+  StepCost c = cost_of(s, p, w,
+                       {.new_tokens = b, .attended_pairs = b * context, .lm_heads = b, .kv_tokens = b * context,
+                        .sequences = b});
+  c.context = context;
   return c;
+}
+
+StepCost step_cost(const ModelShape& s, const ParameterCount& p, const Workload& w,
+                   std::span<const SequenceChunk> chunks) {
+  if (chunks.empty()) return {};  // no forward pass runs, so not even the weights are read
+  StepTotals t;
+  for (const SequenceChunk& chunk : chunks) {
+    t.new_tokens += chunk.new_tokens;
+    t.attended_pairs += chunk.new_tokens * chunk.context_before + chunk.new_tokens * (chunk.new_tokens + 1) / 2;
+    t.lm_heads += chunk.emits_token ? 1.0 : 0.0;
+    t.kv_tokens += chunk.context_before + chunk.new_tokens;
+    t.sequences += 1;
+  }
+  return cost_of(s, p, w, t);
 }
 
 }  // namespace perfhound::model

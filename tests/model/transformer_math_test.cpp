@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "model/efficiency.h"
 #include "model/model_shape.h"
 
@@ -220,6 +222,88 @@ TEST(ModelShape, QwenBiasesAndUnknownTypesAreNoted) {
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->notes.size(), 1u);
   EXPECT_THAT(r->notes[0], ::testing::HasSubstr("'olmo' read as a llama-style decoder"));
+}
+
+// step_cost, the continuous-batching step: the closed forms are its special cases, exactly.
+TEST(StepCost, DecodeIsBatchChunksOfOneTokenAfterContextMinusOne) {
+  const ModelShape s = preset("llama-3-8b");
+  const auto p = count_parameters(s);
+  Workload w;
+  w.batch = 4;
+  w.input_len = 1000;
+  w.output_len = 201;  // mean context 1100.5: the half token must survive the correspondence
+  const StepCost closed = decode_step_cost(s, p, w);
+  const std::vector<SequenceChunk> chunks(4, SequenceChunk{1, 1099.5});
+  const StepCost stepped = step_cost(s, p, w, chunks);
+  EXPECT_DOUBLE_EQ(stepped.flops, closed.flops);
+  EXPECT_DOUBLE_EQ(stepped.weight_bytes, closed.weight_bytes);
+  EXPECT_DOUBLE_EQ(stepped.kv_bytes, closed.kv_bytes);
+  EXPECT_EQ(stepped.tokens, 4.0);
+  EXPECT_EQ(stepped.context, 1100.5);
+  // By hand: 4 x (2 x 7,504,924,672 + 32 x 2 x 32 x 256 x 1100.5); KV: 1099.5 read + 1 written per sequence.
+  EXPECT_DOUBLE_EQ(stepped.flops, 4 * (2.0 * 7504924672.0 + 32.0 * 2 * 32 * 256 * 1100.5));
+  EXPECT_DOUBLE_EQ(stepped.kv_bytes, 4 * 1100.5 * 131072);
+}
+
+TEST(StepCost, PrefillIsBatchChunksOfThePromptFromNothing) {
+  const ModelShape s = preset("mixtral-8x7b");  // MoE: experts touched by all 2 x 300 tokens either way
+  const auto p = count_parameters(s);
+  Workload w;
+  w.batch = 2;
+  w.input_len = 300;
+  w.tensor_parallel = 2;
+  const StepCost closed = prefill_cost(s, p, w);
+  const std::vector<SequenceChunk> chunks(2, SequenceChunk{300, 0});
+  const StepCost stepped = step_cost(s, p, w, chunks);
+  EXPECT_DOUBLE_EQ(stepped.flops, closed.flops);
+  EXPECT_DOUBLE_EQ(stepped.weight_bytes, closed.weight_bytes);
+  EXPECT_DOUBLE_EQ(stepped.kv_bytes, closed.kv_bytes);
+  EXPECT_EQ(stepped.tokens, 600.0);
+  EXPECT_EQ(stepped.context, 300.0);
+}
+
+TEST(StepCost, ChunkedPrefillComputesThePrefillButRereadsTheCacheAndWeights) {
+  const ModelShape s = preset("llama-3-8b");
+  const auto p = count_parameters(s);
+  Workload w;
+  w.input_len = 1024;
+  const StepCost whole = prefill_cost(s, p, w);
+  // Two steps of 512: the first samples nothing (no LM head), the second attends to the first's 512 tokens.
+  const SequenceChunk first[] = {{512, 0, false}};
+  const SequenceChunk second[] = {{512, 512, true}};
+  const StepCost a = step_cost(s, p, w, first);
+  const StepCost b = step_cost(s, p, w, second);
+  const double head = 128256.0 * 4096;
+  const double body = 7504924672.0 - head;
+  const double per_pair = 32.0 * 2 * 32 * 256;
+  EXPECT_DOUBLE_EQ(a.flops, 2 * body * 512 + per_pair * (512.0 * 513 / 2));                     // 131,328 pairs
+  EXPECT_DOUBLE_EQ(b.flops, 2 * body * 512 + 2 * head + per_pair * (512.0 * 512 + 512.0 * 513 / 2));  // 393,472
+  EXPECT_DOUBLE_EQ(a.flops + b.flops, whole.flops);  // 131,328 + 393,472 = 1024 x 1025 / 2 pairs
+  EXPECT_DOUBLE_EQ(a.kv_bytes, 512.0 * 131072);            // written
+  EXPECT_DOUBLE_EQ(b.kv_bytes, (512.0 + 512) * 131072);    // the first chunk's cache read, its own written
+  EXPECT_DOUBLE_EQ(a.weight_bytes + b.weight_bytes, 2 * whole.weight_bytes);  // each step reads the weights
+}
+
+TEST(StepCost, MixedDecodeAndPrefillByHand) {
+  const ModelShape s = preset("llama-3-8b");
+  const auto p = count_parameters(s);
+  const Workload w;
+  const SequenceChunk chunks[] = {{1, 99}, {100, 0}};  // a decode at 100 tokens and a whole 100-token prompt
+  const StepCost c = step_cost(s, p, w, chunks);
+  const double head = 128256.0 * 4096;
+  const double body = 7504924672.0 - head;
+  // 101 new tokens, two LM heads, (99 + 1) + 5050 attended pairs.
+  EXPECT_DOUBLE_EQ(c.flops, 2 * body * 101 + 2 * head * 2 + 32.0 * 2 * 32 * 256 * 5150);
+  EXPECT_DOUBLE_EQ(c.weight_bytes, 2.0 * 7504924672.0);  // dense: the weights once, whatever the tokens
+  EXPECT_DOUBLE_EQ(c.kv_bytes, (99.0 + 1 + 100) * 131072);
+  EXPECT_EQ(c.tokens, 101.0);
+  EXPECT_EQ(c.context, 100.0);  // both sequences hold 100 tokens afterwards
+  const StepCost none = step_cost(s, p, w, {});
+  EXPECT_EQ(none.tokens, 0.0);
+  EXPECT_EQ(none.flops, 0.0);
+  EXPECT_EQ(none.weight_bytes, 0.0);  // no step, no weight read
+  EXPECT_EQ(none.kv_bytes, 0.0);
+  EXPECT_EQ(none.context, 0.0);
 }
 
 }  // namespace
