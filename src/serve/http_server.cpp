@@ -25,6 +25,9 @@ using Clock = std::chrono::steady_clock;
 
 // An idle keep-alive connection is closed after this long, so abandoned clients cannot pile up sockets.
 constexpr auto kIdleTimeout = std::chrono::seconds(120);
+// After refusing an oversized body: how long and how much of the rest of it to read and drop.
+constexpr auto kLingerTimeout = std::chrono::seconds(2);
+constexpr std::size_t kMaxLingerBytes = 64u << 20;
 
 // Generated text: a fixed cycle of common words, so streams look like text and every chunk is a known size.
 constexpr std::array<std::string_view, 16> kWords = {" the", " model", " streams", " tokens", " at", " the",
@@ -157,6 +160,17 @@ struct HttpServer::Impl {
                                    error_body({413, fmt::format("request body exceeds {} bytes", kMaxBodyBytes), ""}));
           res.keep_alive(false);
           co_await send(stream, res);
+          // Lingering close: stop sending, then read and discard what the client is still uploading, so its
+          // write completes and it reads the 413 instead of failing with a reset.
+          boost::system::error_code ignored;
+          stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+          std::array<char, 64 * 1024> sink;
+          for (std::size_t drained = 0; drained < kMaxLingerBytes;) {
+            stream.expires_after(kLingerTimeout);
+            boost::system::error_code read_ec;
+            drained += co_await stream.async_read_some(net::buffer(sink), net::redirect_error(use_awaitable, read_ec));
+            if (read_ec) break;
+          }
           break;
         }
         if (ec) break;  // end of stream, timeout, a malformed request line: close quietly
@@ -228,6 +242,7 @@ struct HttpServer::Impl {
     identity.endpoint = endpoint;
     identity.model = config.model_name;
     identity.created = created_unix;
+    identity.include_usage = r.include_usage;
     identity.id = fmt::format("{}-{}", endpoint == Endpoint::kChatCompletions ? "chatcmpl" : "cmpl", next_response_id++);
 
     StreamState state(stream.get_executor());
