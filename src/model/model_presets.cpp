@@ -13,7 +13,7 @@ struct Preset {
   std::string_view config;
 };
 
-constexpr std::array<Preset, 9> kPresets{{
+constexpr std::array<Preset, 10> kPresets{{
     {"llama-3-8b",  // meta-llama/Meta-Llama-3-8B
      R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
          "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
@@ -39,6 +39,10 @@ constexpr std::array<Preset, 9> kPresets{{
          "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "num_local_experts": 8,
          "num_experts_per_tok": 2, "max_position_embeddings": 32768, "tie_word_embeddings": false})"},
     {"qwen2-7b",  // Qwen/Qwen2-7B
+     R"({"model_type": "qwen2", "hidden_size": 3584, "num_hidden_layers": 28, "num_attention_heads": 28,
+         "num_key_value_heads": 4, "intermediate_size": 18944, "vocab_size": 152064,
+         "max_position_embeddings": 131072, "tie_word_embeddings": false})"},
+    {"qwen2.5-7b",  // Qwen/Qwen2.5-7B: the same architecture fields as Qwen2-7B
      R"({"model_type": "qwen2", "hidden_size": 3584, "num_hidden_layers": 28, "num_attention_heads": 28,
          "num_key_value_heads": 4, "intermediate_size": 18944, "vocab_size": 152064,
          "max_position_embeddings": 131072, "tie_word_embeddings": false})"},

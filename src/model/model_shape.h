@@ -62,7 +62,7 @@ struct ModelShape {
 core::Result<ModelShape> model_shape_from_config(const nlohmann::json& config, std::string_view source);
 
 // Built-in shapes of published models (their config.json values), by name: "llama-3-8b", "llama-3-70b",
-// "llama-2-7b", "llama-2-70b", "mistral-7b", "mixtral-8x7b", "qwen2-7b", "deepseek-v3", "gpt2".
+// "llama-2-7b", "llama-2-70b", "mistral-7b", "mixtral-8x7b", "qwen2-7b", "qwen2.5-7b", "deepseek-v3", "gpt2".
 core::Result<ModelShape> model_preset(std::string_view name);
 std::vector<std::string_view> model_preset_names();
 

@@ -3,6 +3,11 @@
 #include "serve/http_server.h"
 
 #include "serve/openai_protocol.h"
+#include "serve/sim_token_engine.h"
+
+#include "hw/chip_spec.h"
+#include "model/model_shape.h"
+#include "model/transformer_math.h"
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -270,6 +275,60 @@ TEST(HttpServerWithCurl, StreamsToCurl) {
   ASSERT_EQ(events.size(), 7u);  // 5 tokens, the finish chunk, [DONE]
   EXPECT_EQ(Json::parse(events[0])["choices"][0]["text"], " the");
   EXPECT_EQ(events.back(), "[DONE]");
+}
+
+TEST(HttpServerFaults, OverlongLineArrivesWhole) {
+  FaultConfig f;
+  f.overlong = 1.0;
+  f.overlong_bytes = 100000;
+  RunningServer server(f);
+  Client c(server.port());
+  const auto events = sse_data(c.send(http::verb::post, "/v1/chat/completions", kChatStream).body());
+  std::size_t longest = 0;
+  for (const auto& e : events) longest = std::max(longest, e.size());
+  EXPECT_GT(longest, 100000u);
+  EXPECT_EQ(events.back(), "[DONE]");
+}
+
+// The real engine model behind HTTP: one request alone on Llama-3-8B / H200 has TTFT = its prefill step,
+// max(FLOPs / (989.5 TFLOP/s x 0.7), bytes / (4.8 TB/s x 0.8)) + 300 us (docs/simulator.md), and /metrics
+// reports it. The server adds only scheduling delay (microseconds of wall time at --time-scale 1).
+TEST(HttpServerWithEngineModel, TtftOfALoneRequestIsItsPrefillStep) {
+  sim::EngineConfig ec;
+  ec.shape = model::model_preset("llama-3-8b").value();
+  ec.chip = hw::find_chip("h200-sxm").value();
+  auto engine = sim::Engine::create(ec);
+  ASSERT_TRUE(engine.ok()) << engine.error().message;
+  ServerConfig config;
+  config.port = 0;
+  config.model_name = "llama-3-8b";
+  auto server = HttpServer::create(config, std::make_unique<SimTokenEngine>(std::move(engine).value()));
+  ASSERT_TRUE(server.ok());
+  std::thread thread([&] { server.value()->run(); });
+  // 1000 prompt tokens: 1000 single-byte-free words "w " -> one token each.
+  std::string prompt;
+  for (int i = 0; i < 1000; ++i) prompt += "w ";
+  {
+    Client c(server.value()->port());
+    const auto res = c.send(http::verb::post, "/v1/completions",
+                            R"({"model": "llama-3-8b", "prompt": ")" + prompt + R"(", "max_tokens": 2})");
+    ASSERT_EQ(res.result_int(), 200);
+    EXPECT_EQ(Json::parse(res.body())["usage"]["prompt_tokens"], 1000);
+    const std::string metrics = c.send(http::verb::get, "/metrics").body();
+    const auto at = metrics.find("vllm:time_to_first_token_seconds_sum{model_name=\"llama-3-8b\"} ");
+    ASSERT_NE(at, std::string::npos);
+    const double ttft = std::stod(metrics.substr(metrics.find("} ", at) + 2));
+    const auto shape = model::model_preset("llama-3-8b").value();
+    const auto params = model::count_parameters(shape);
+    model::Workload w;
+    w.input_len = 1000;
+    const model::StepCost cost = model::prefill_cost(shape, params, w);
+    const double expected = std::max(cost.flops / (989.5e12 * 0.7), cost.bytes() / (4.8e12 * 0.8)) + 300e-6;
+    EXPECT_GE(ttft, expected * (1 - 1e-6));
+    EXPECT_LE(ttft, expected + 5e-3);  // scheduling delay on a loaded 2-core machine
+  }
+  server.value()->stop();
+  thread.join();
 }
 
 }  // namespace
