@@ -39,7 +39,10 @@ mkdir -p "$cache"
 if [[ $(installed_version) != "$OPENAI_VERSION" ]]; then
   echo "installing openai@$OPENAI_VERSION into $cache (node $(node --version), npm $(npm --version))"
   start=$(date +%s.%N)
-  if ! npm install --no-audit --no-fund --prefix "$cache" "openai@$OPENAI_VERSION" > "$cache/npm-install.log" 2>&1; then
+  # A registry that drops packets would keep npm waiting past ctest's 300 s: give up (and skip) at 240 s.
+  limit=()
+  command -v timeout > /dev/null 2>&1 && limit=(timeout 240)
+  if ! "${limit[@]}" npm install --no-audit --no-fund --prefix "$cache" "openai@$OPENAI_VERSION" > "$cache/npm-install.log" 2>&1; then
     tail -n 20 "$cache/npm-install.log"
     skip "npm install openai@$OPENAI_VERSION failed (is the npm registry reachable?); log: $cache/npm-install.log"
   fi
