@@ -54,6 +54,12 @@ class ServeCommand final : public Command {
         ->default_val(sim::kDefaultMaxNumBatchedTokens);
     app.add_option("--gpu-memory-utilization", memory_utilization_, "Share of GPU memory for weights and KV cache")
         ->default_val(sim::kDefaultGpuMemoryUtilization);
+    app.add_option("--compute-efficiency", compute_efficiency_, "Fraction of the compute roof a step reaches")
+        ->default_val(sim::kDefaultComputeEfficiency);
+    app.add_option("--bandwidth-efficiency", bandwidth_efficiency_, "Fraction of the memory roof a step reaches")
+        ->default_val(sim::kDefaultBandwidthEfficiency);
+    app.add_option("--step-overhead", step_overhead_, "Fixed time added to every step (scheduling, launches), e.g. 300us")
+        ->default_val("300us");
     app.add_option("--fixed-step-time", fixed_step_, "Skip the engine model: every step takes this long (e.g. 10us) and "
                                                      "emits one token per request (tests, benchmarks)");
     app.add_option("--duration", duration_, "Stop after this long of wall time (e.g. 30s); default: until Ctrl-C");
@@ -109,6 +115,9 @@ class ServeCommand final : public Command {
       ec.max_num_seqs = max_num_seqs_;
       ec.max_num_batched_tokens = max_batched_;
       ec.gpu_memory_utilization = memory_utilization_;
+      ec.compute_efficiency = compute_efficiency_;
+      ec.bandwidth_efficiency = bandwidth_efficiency_;
+      PH_ASSIGN_OR_RETURN(ec.step_overhead_ns, core::parse_duration_ns(step_overhead_).with_context("--step-overhead"));
       ec.seed = seed_;
       PH_ASSIGN_OR_RETURN(sim::Engine sim_engine, sim::Engine::create(ec));
       description = fmt::format("{} on {} (TP {}, {}), KV cache {} blocks of {} tokens", model_, ec.chip.display_name,
@@ -138,6 +147,9 @@ class ServeCommand final : public Command {
   std::int64_t max_num_seqs_ = sim::kDefaultMaxNumSeqs;
   std::int64_t max_batched_ = sim::kDefaultMaxNumBatchedTokens;
   double memory_utilization_ = sim::kDefaultGpuMemoryUtilization;
+  double compute_efficiency_ = sim::kDefaultComputeEfficiency;
+  double bandwidth_efficiency_ = sim::kDefaultBandwidthEfficiency;
+  std::string step_overhead_ = "300us";
   std::string fixed_step_, duration_, port_file_, stall_ = "2s";
 };
 
