@@ -24,18 +24,6 @@ using core::format_duration_ns;
 using core::format_percent;
 using core::format_si;
 
-// --model: a preset name or a Hugging Face config.json path.
-core::Result<model::ModelShape> load_model(const std::string& spec) {
-  if (spec.find('/') == std::string::npos && !spec.ends_with(".json")) return model::model_preset(spec);
-  std::ifstream in(spec);
-  if (!in) return core::Error{fmt::format("cannot open '{}'", spec)};
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const auto json = nlohmann::json::parse(buffer.str(), nullptr, false);
-  if (json.is_discarded()) return core::Error{fmt::format("'{}' is not valid JSON", spec)};
-  return model::model_shape_from_config(json, spec);
-}
-
 // "1.5ms", "200us", "2s" as a duration in seconds; must be positive. A unit is required: "--tpot 12" could
 // be 12 ms or 12 s, and guessing wrong moves MBU by 1000x.
 core::Result<std::optional<double>> parse_time(const std::string& text, std::string_view flag) {
@@ -83,7 +71,7 @@ class MfuCommand final : public Command {
   }
 
   core::Result<int> run(const Context& context) override {
-    PH_ASSIGN_OR_RETURN(const model::ModelShape shape, load_model(model_).with_context("--model"));
+    PH_ASSIGN_OR_RETURN(const model::ModelShape shape, model::load_model_shape(model_).with_context("--model"));
     PH_ASSIGN_OR_RETURN(const hw::ChipSpec chip, hw::find_chip(hw_).with_context("--hw"));
     PH_ASSIGN_OR_RETURN(workload_.weight_precision, model::parse_precision(precision_).with_context("--precision"));
     const std::string kv = !kv_precision_.empty() ? kv_precision_

@@ -15,17 +15,6 @@
 namespace perfhound::cli {
 namespace {
 
-core::Result<model::ModelShape> load_shape(const std::string& spec) {
-  if (spec.find('/') == std::string::npos && !spec.ends_with(".json")) return model::model_preset(spec);
-  std::ifstream in(spec);
-  if (!in) return core::Error{fmt::format("cannot open '{}'", spec)};
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const auto json = nlohmann::json::parse(buffer.str(), nullptr, false);
-  if (json.is_discarded()) return core::Error{fmt::format("'{}' is not valid JSON", spec)};
-  return model::model_shape_from_config(json, spec);
-}
-
 core::Result<double> fraction(double v, std::string_view flag) {
   if (!(v >= 0 && v <= 1)) return core::Error{fmt::format("{}: must be a fraction in [0, 1], got {}", flag, v)};
   return v;
@@ -107,7 +96,7 @@ class ServeCommand final : public Command {
       config_.model_name = served_name_.empty() ? "perfhound-fixed-step" : served_name_;
     } else {
       sim::EngineConfig ec;
-      PH_ASSIGN_OR_RETURN(ec.shape, load_shape(model_).with_context("--model"));
+      PH_ASSIGN_OR_RETURN(ec.shape, model::load_model_shape(model_).with_context("--model"));
       PH_ASSIGN_OR_RETURN(ec.chip, hw::find_chip(hw_).with_context("--hw"));
       PH_ASSIGN_OR_RETURN(ec.weight_precision, model::parse_precision(precision_).with_context("--precision"));
       PH_ASSIGN_OR_RETURN(ec.kv_precision, model::parse_precision(kv_precision_).with_context("--kv-precision"));

@@ -1,6 +1,8 @@
 // Built-in model shapes: the architecture fields of each model's published Hugging Face config.json (the
 // repository named beside it), so `--model llama-3-8b` needs no download.
 #include <array>
+#include <fstream>
+#include <sstream>
 #include <fmt/format.h>
 
 #include "model/model_shape.h"
@@ -70,6 +72,17 @@ core::Result<ModelShape> model_preset(std::string_view name) {
   std::string names;
   for (const auto& p : kPresets) names += (names.empty() ? "" : ", ") + std::string(p.name);
   return core::Error{fmt::format("unknown model '{}': give a config.json path or one of {}", name, names)};
+}
+
+core::Result<ModelShape> load_model_shape(const std::string& spec) {
+  if (spec.find('/') == std::string::npos && !spec.ends_with(".json")) return model_preset(spec);
+  std::ifstream in(spec);
+  if (!in) return core::Error{fmt::format("cannot open '{}'", spec)};
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const auto json = nlohmann::json::parse(buffer.str(), nullptr, false);
+  if (json.is_discarded()) return core::Error{fmt::format("'{}' is not valid JSON", spec)};
+  return model_shape_from_config(json, spec);
 }
 
 std::vector<std::string_view> model_preset_names() {

@@ -66,4 +66,8 @@ core::Result<ModelShape> model_shape_from_config(const nlohmann::json& config, s
 core::Result<ModelShape> model_preset(std::string_view name);
 std::vector<std::string_view> model_preset_names();
 
+// What --model takes: a preset name, or the path of a Hugging Face config.json (anything with a '/' or
+// ending in .json). Reads the file; errors name it.
+core::Result<ModelShape> load_model_shape(const std::string& name_or_path);
+
 }  // namespace perfhound::model
