@@ -186,9 +186,25 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
   const CommunicationStats* device_comm = communication_of(comm, d->device);
   const double exposed_comm = device_comm != nullptr ? core::ratio_or_zero(device_comm->exposed_ns, d->active_span_ns) : 0.0;
   const HostCategory idle_cause = g != nullptr ? dominant_idle(*g) : HostCategory::kNothingRecorded;
+  // When both exposed communication and a host-side idle cause matter, the one that costs more time is the
+  // verdict and the other is named in the evidence: fixing the smaller first leaves the larger in place.
+  const std::int64_t exposed_comm_ns = device_comm != nullptr ? device_comm->exposed_ns : 0;
+  const std::int64_t idle_cause_ns =
+      g != nullptr ? g->categories[static_cast<std::size_t>(idle_cause)].idle_ns : 0;
+  const bool idle_outweighs_comm = idle_matters && idle_cause != HostCategory::kCommunication &&
+                                   idle_cause != HostCategory::kNothingRecorded && idle_cause_ns > exposed_comm_ns;
+  std::string also_comm;
+  if (idle_outweighs_comm && exposed_comm >= kExposedCommMatters) {
+    also_comm = (fmt::format("also: {} of exposed communication ({} of the active span), less than the {} "
+                                     "idle with the host in {}",
+                                     format_duration_ns(static_cast<double>(exposed_comm_ns)),
+                                     format_percent(exposed_comm), format_duration_ns(static_cast<double>(idle_cause_ns)),
+                                     host_category_name(idle_cause)));
+  }
 
   v.evidence.push_back(idle_line(*d));
   if (g != nullptr && g->gap_count > 0) v.evidence.push_back(idle_split_line(*g));
+  if (!also_comm.empty()) v.evidence.push_back(also_comm);
   if (g != nullptr) {
     const auto& profiler = g->categories[static_cast<std::size_t>(HostCategory::kProfiler)];
     if (profiler.idle_ratio >= kProfilerNoteShare) {
@@ -224,7 +240,7 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
     v.next_steps.push_back("keep tensors on the device between steps; copy only what the host needs");
     v.next_steps.push_back("overlap the remaining copies with compute: pinned memory, non_blocking=True, a "
                            "separate stream");
-  } else if (exposed_comm >= kExposedCommMatters ||
+  } else if ((exposed_comm >= kExposedCommMatters && !idle_outweighs_comm) ||
              (idle_matters && idle_cause == HostCategory::kCommunication)) {
     v.kind = BottleneckKind::kCommunication;
     v.bottleneck_class = "bandwidth";

@@ -564,5 +564,24 @@ TEST(VerdictJson, FieldsInOrder) {
   EXPECT_EQ(lj["class"], "overhead");
 }
 
+// Both causes matter, and the launch-covered idle time is the larger, so it is the verdict and the exposed
+// communication is named in the evidence.
+TEST(VerdictRanking, TheLargerOfExposedCommunicationAndLaunchIdleIsTheVerdict) {
+  Builder b;
+  // compute [0,300) [1300,1600) [2900,3000); NCCL [1600,2350) exposed 750 ns = 25% of the 3000 ns span;
+  // idle [300,1300) 1000 ns and [2350,2900) 550 ns, all inside launch calls: 1550 ns > 750 ns.
+  b.kernel(kGemm, 0, 300);
+  b.kernel(kGemm, 1300, 300);
+  b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1600, 750);
+  b.kernel(kGemm, 2900, 100);
+  b.host(HostKind::kRuntime, "cudaLaunchKernel", 300, 1000);
+  b.host(HostKind::kRuntime, "cudaLaunchKernel", 2350, 550);
+  const TraceAnalysis a = b.analyze();
+  EXPECT_EQ(a.verdict.kind, BottleneckKind::kLaunchBound) << a.verdict.summary;
+  bool named = false;
+  for (const auto& e : a.verdict.evidence) named = named || e.rfind("also: 750 ns of exposed communication (25.0%", 0) == 0;
+  EXPECT_TRUE(named);
+}
+
 }  // namespace
 }  // namespace perfhound::trace
