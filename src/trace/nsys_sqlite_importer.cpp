@@ -468,26 +468,42 @@ class NsysImport {
     }
   }
 
+  // The columns every GPU activity table shares, and the part of a GpuActivity they fill.
+  struct GpuColumns {
+    Column start, end, device, stream, correlation;
+
+    static Result<GpuColumns> of(Table& t) {
+      GpuColumns c;
+      PH_ASSIGN_OR_RETURN(c.start, t.require("start"));
+      PH_ASSIGN_OR_RETURN(c.end, t.require("end"));
+      PH_ASSIGN_OR_RETURN(c.device, t.require("deviceId"));
+      PH_ASSIGN_OR_RETURN(c.stream, t.require("streamId"));
+      c.correlation = t.column("correlationId");
+      return c;
+    }
+
+    GpuActivity read(Table& row, GpuKind kind) const {
+      GpuActivity a;
+      a.kind = kind;
+      row.interval(start, end, a.start_ns, a.dur_ns);
+      a.device = row.int32_value(device);
+      a.stream = row.int_value(stream);
+      a.correlation = row.optional_int(correlation).value_or(-1);
+      return a;
+    }
+  };
+
   Status read_kernels() {
     PH_ASSIGN_OR_RETURN(auto opened, open_table(kKernelTable, {"start", "end", "deviceId", "streamId",
                                                                "correlationId", "demangledName", "shortName"}));
     if (!opened) return Status::success();
     Table& t = *opened;
-    PH_ASSIGN_OR_RETURN(const Column start, t.require("start"));
-    PH_ASSIGN_OR_RETURN(const Column end, t.require("end"));
-    PH_ASSIGN_OR_RETURN(const Column device, t.require("deviceId"));
-    PH_ASSIGN_OR_RETURN(const Column stream, t.require("streamId"));
-    const Column correlation = t.column("correlationId");
+    PH_ASSIGN_OR_RETURN(const GpuColumns gpu, GpuColumns::of(t));
     const Column demangled = t.column("demangledName");
     const Column short_name = t.column("shortName");
     if (!demangled.present() && !short_name.present()) return t.missing_column_error("demangledName");
     return for_each_row(t, [&](Table& row) {
-      GpuActivity a;
-      a.kind = GpuKind::kKernel;
-      row.interval(start, end, a.start_ns, a.dur_ns);
-      a.device = row.int32_value(device);
-      a.stream = row.int_value(stream);
-      a.correlation = row.optional_int(correlation).value_or(-1);
+      GpuActivity a = gpu.read(row, GpuKind::kKernel);
       Column name_column = demangled;
       auto name_id = row.optional_int(demangled);
       if (!name_id) {
@@ -521,22 +537,13 @@ class NsysImport {
                                                                "dstKind"}));
     if (!opened) return Status::success();
     Table& t = *opened;
-    PH_ASSIGN_OR_RETURN(const Column start, t.require("start"));
-    PH_ASSIGN_OR_RETURN(const Column end, t.require("end"));
-    PH_ASSIGN_OR_RETURN(const Column device, t.require("deviceId"));
-    PH_ASSIGN_OR_RETURN(const Column stream, t.require("streamId"));
+    PH_ASSIGN_OR_RETURN(const GpuColumns gpu, GpuColumns::of(t));
     PH_ASSIGN_OR_RETURN(const Column bytes, t.require("bytes"));
     PH_ASSIGN_OR_RETURN(const Column copy_kind, t.require("copyKind"));
-    const Column correlation = t.column("correlationId");
     const Column src_kind = t.column("srcKind");
     const Column dst_kind = t.column("dstKind");
     return for_each_row(t, [&](Table& row) {
-      GpuActivity a;
-      a.kind = GpuKind::kMemcpy;
-      row.interval(start, end, a.start_ns, a.dur_ns);
-      a.device = row.int32_value(device);
-      a.stream = row.int_value(stream);
-      a.correlation = row.optional_int(correlation).value_or(-1);
+      GpuActivity a = gpu.read(row, GpuKind::kMemcpy);
       a.bytes = row.bytes_value(bytes);
       const std::int64_t kind = row.int_value(copy_kind);
       const auto src = row.optional_int(src_kind);
@@ -555,24 +562,15 @@ class NsysImport {
                                                                "correlationId", "bytes", "memKind"}));
     if (!opened) return Status::success();
     Table& t = *opened;
-    PH_ASSIGN_OR_RETURN(const Column start, t.require("start"));
-    PH_ASSIGN_OR_RETURN(const Column end, t.require("end"));
-    PH_ASSIGN_OR_RETURN(const Column device, t.require("deviceId"));
-    PH_ASSIGN_OR_RETURN(const Column stream, t.require("streamId"));
+    PH_ASSIGN_OR_RETURN(const GpuColumns gpu, GpuColumns::of(t));
     PH_ASSIGN_OR_RETURN(const Column bytes, t.require("bytes"));
-    const Column correlation = t.column("correlationId");
     const Column mem_kind = t.column("memKind");
     std::array<StringId, kMemoryKindLabels.size()> names{};
     for (std::size_t i = 0; i < names.size(); ++i) {
       names[i] = timeline_.strings.intern(fmt::format("Memset ({})", kMemoryKindLabels[i]));
     }
     return for_each_row(t, [&](Table& row) {
-      GpuActivity a;
-      a.kind = GpuKind::kMemset;
-      row.interval(start, end, a.start_ns, a.dur_ns);
-      a.device = row.int32_value(device);
-      a.stream = row.int_value(stream);
-      a.correlation = row.optional_int(correlation).value_or(-1);
+      GpuActivity a = gpu.read(row, GpuKind::kMemset);
       a.bytes = row.bytes_value(bytes);
       const auto kind = row.optional_int(mem_kind);
       if (!row.ok()) return;
