@@ -1,5 +1,6 @@
 #include "model/transformer_math.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace perfhound::model {
@@ -84,6 +85,13 @@ namespace {
 
 // Attention FLOPs per token per layer and attended token: QK^T and AV over the query heads.
 double attention_flops_per_context_token(const ModelShape& s) {
+  if (s.attention == AttentionKind::kMla) {
+    // MLA caches the compressed latent, which only works with the up-projections absorbed into the query and
+    // output (DeepSeek-V2 paper, section 2.1.3): each head then attends over the latent of kv_lora_rank plus
+    // the shared rope part, QK^T 2 x (kv_lora + rope) and AV 2 x kv_lora per attended token. Counting the
+    // decompressed head dims instead would undercount decode attention ~3.4x for DeepSeek-V3.
+    return 2.0 * static_cast<double>(s.num_attention_heads * (2 * s.kv_lora_rank + s.qk_rope_head_dim));
+  }
   return 2.0 * static_cast<double>(s.num_attention_heads * (s.head_dim + s.v_head_dim));
 }
 
@@ -95,8 +103,12 @@ double weight_params_read(const ModelShape& s, const ParameterCount& p, double t
   return fixed + static_cast<double>(p.moe_layers) * experts_touched(s, tokens) * static_cast<double>(p.per_expert);
 }
 
+// How many ways the KV cache splits over tensor-parallel GPUs: by KV head, so never more ways than there
+// are KV heads (beyond that each head is replicated: Llama-3-8B's 8 KV heads at TP 16 are each on 2 GPUs).
+// An MLA latent is shared by all heads and is replicated on every GPU.
 double kv_divisor(const ModelShape& s, const Workload& w) {
-  return s.attention == AttentionKind::kMla ? 1.0 : static_cast<double>(w.tensor_parallel);
+  if (s.attention == AttentionKind::kMla) return 1.0;
+  return static_cast<double>(std::min(w.tensor_parallel, s.num_kv_heads));
 }
 
 // What a step computes and moves, summed over its sequences: the one place FLOPs and bytes are derived from,

@@ -19,8 +19,10 @@
 //  - KV bytes per token: 2 (K and V) x layers x kv_heads x head_dim x bytes (GQA: the KV heads, not the
 //    query heads; the MHA shortcut overcounts Llama-3-8B 4x). MLA (DeepSeek) caches the compressed latent:
 //    layers x (kv_lora_rank + qk_rope_head_dim) x bytes.
-//  - Tensor parallelism over N GPUs divides FLOPs, weight bytes and KV bytes by N per GPU (heads and
-//    weights shard evenly; an MLA latent is replicated, so its KV bytes are not divided).
+//  - Tensor parallelism over N GPUs divides FLOPs and weight bytes by N per GPU, and KV bytes by
+//    min(N, KV heads) (KV heads are replicated beyond that); an MLA latent is replicated, its KV bytes are
+//    not divided. MLA attention FLOPs are those of the absorbed form over the cached latent:
+//    2 x heads x (2 x kv_lora_rank + qk_rope_head_dim) per attended token per layer.
 #pragma once
 
 #include <cstdint>

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -16,7 +17,10 @@ using ::testing::HasSubstr;
 
 
 std::string temp_file(const std::string& name, const std::string& content) {
-  const auto path = std::filesystem::temp_directory_path() / ("perfhound_cli_test_" + name);
+  // The process id keeps test cases apart: ctest runs them as parallel processes, and two writing one name
+  // would read each other's half-written files.
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("perfhound_cli_test_" + std::to_string(::getpid()) + "_" + name);
   std::ofstream(path) << content;
   return path.string();
 }

@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -35,7 +36,10 @@ const std::vector<std::string> kRequiredChips = {"a100-sxm-80gb", "h100-sxm", "h
 
 
 std::string temp_file(const std::string& name, const std::string& content) {
-  const auto path = std::filesystem::temp_directory_path() / ("perfhound_hw_mfu_roofline_cli_test_" + name);
+  // The process id keeps test cases apart: ctest runs them as parallel processes, and two writing one name
+  // would read each other's half-written files.
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("perfhound_hw_mfu_roofline_cli_test_" + std::to_string(::getpid()) + "_" + name);
   std::ofstream(path) << content;
   return path.string();
 }

@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -56,7 +57,10 @@ double peak(const std::string& name, const std::string& key) {
 }
 
 std::string temp_file(const std::string& name, const std::string& content) {
-  const auto path = std::filesystem::temp_directory_path() / ("perfhound_chip_spec_test_" + name);
+  // The process id keeps test cases apart: ctest runs them as parallel processes, and two writing one name
+  // would read each other's half-written files.
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("perfhound_chip_spec_test_" + std::to_string(::getpid()) + "_" + name);
   std::ofstream(path) << content;
   return path.string();
 }

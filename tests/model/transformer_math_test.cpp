@@ -195,6 +195,31 @@ TEST(Efficiency, FasterThanTheRoofAndKvDominatedSayWhatIsWrong) {
   EXPECT_THAT(v, ::testing::HasSubstr("batching does not shrink KV bytes per token"));
 }
 
+TEST(Flops, TensorParallelBeyondTheKvHeadsReplicatesThem) {
+  // Llama-3-8B has 8 KV heads: at TP 16 each GPU still holds a whole KV head, 1/8 of the cache, not 1/16.
+  const ModelShape s = preset("llama-3-8b");
+  const auto p = count_parameters(s);
+  Workload w;
+  w.input_len = 1000;
+  const StepCost one = decode_step_cost(s, p, w);
+  w.tensor_parallel = 16;
+  const StepCost sixteen = decode_step_cost(s, p, w);
+  EXPECT_DOUBLE_EQ(sixteen.kv_bytes * 8, one.kv_bytes);
+  EXPECT_DOUBLE_EQ(sixteen.weight_bytes * 16, one.weight_bytes);
+}
+
+TEST(Flops, MlaAttentionIsTheAbsorbedFormOverTheLatent) {
+  // DeepSeek-V3 decode at context 1000 (input 1000, output 0): attention per token = 61 layers x
+  // 2 x 128 heads x (2 x 512 + 64) x 1000 attended tokens.
+  const ModelShape s = preset("deepseek-v3");
+  const auto p = count_parameters(s);
+  Workload w;
+  w.input_len = 1000;
+  const StepCost c = decode_step_cost(s, p, w);
+  const double attention = 61.0 * 2 * 128 * (2 * 512 + 64) * 1000;
+  EXPECT_DOUBLE_EQ(c.flops, 2.0 * static_cast<double>(p.matmul_active) + attention);
+}
+
 TEST(ModelShape, ConfigErrorsNameTheField) {
   auto r = model_shape_from_config(nlohmann::json::parse(R"({"model_type": "llama", "hidden_size": 4096})"), "c.json");
   ASSERT_FALSE(r.ok());
