@@ -169,10 +169,7 @@ class MfuCommand final : public Command {
     const nlohmann::ordered_json diagnostics = core::diagnostics_to_json(found);
     const auto doc = report::make_json_document("mfu", conditions, result, diagnostics);
     std::string text = render(shape, chip, params, cost, e, time, compute, memory, verdict, conditions);
-    for (const auto& d : found) {
-      *context.err << fmt::format("{} [{}]: {}. Remedy: {}.\n", core::severity_name(d.kind->severity), d.kind->id,
-                                  d.message, d.kind->remedy);
-    }
+    print_diagnostics(context, found);
     PH_TRY(emit_result(context, output_, doc, text));
     return kExitOk;
   }
@@ -217,8 +214,7 @@ class MfuCommand final : public Command {
       t.add_row({"MBU", format_percent(e.mbu)});
     }
     out += t.render();
-    out += "\nconditions:\n";
-    for (const auto& line : conditions.to_lines()) out += "  " + line + "\n";
+    out += conditions_block(conditions);
     return out;
   }
 

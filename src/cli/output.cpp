@@ -11,6 +11,16 @@ void add_output_flags(CLI::App& app, OutputOptions& options) {
   app.add_option("-o,--output", options.output_path, "Also write the JSON document to this file");
 }
 
+std::string conditions_block(const core::Conditions& conditions) {
+  std::string s = "\nconditions:\n";
+  for (const auto& line : conditions.to_lines()) s += "  " + line + "\n";
+  return s;
+}
+
+void print_diagnostics(const Context& context, const std::vector<core::Diagnostic>& diagnostics) {
+  for (const auto& d : diagnostics) *context.err << core::format_diagnostic(d);
+}
+
 core::Status emit_result(const Context& context, const OutputOptions& options, const nlohmann::ordered_json& document,
                          std::string_view text) {
   // Names from traces can hold invalid UTF-8 (nsys StringIds); replace those bytes rather than throw.

@@ -6,8 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/command.h"
+#include "core/conditions.h"
+#include "core/diagnostics.h"
 #include "core/result.h"
 
 namespace perfhound::cli {
@@ -18,6 +21,11 @@ struct OutputOptions {
 };
 
 void add_output_flags(CLI::App& app, OutputOptions& options);
+
+// The conditions as the terminal reports end with them: a blank line, "conditions:", one indented line each.
+std::string conditions_block(const core::Conditions& conditions);
+// Each diagnostic as one line (core::format_diagnostic) on the context's error stream.
+void print_diagnostics(const Context& context, const std::vector<core::Diagnostic>& diagnostics);
 
 // Writes `text` (or the document with --json) to the context's out stream, and the document to -o's file.
 core::Status emit_result(const Context& context, const OutputOptions& options, const nlohmann::ordered_json& document,

@@ -102,7 +102,7 @@ class RooflineCommand final : public Command {
     t.add_row({"achieved", format_si(p.achieved_flops_per_s, "FLOP/s") + ", " + format_si(p.achieved_bytes_per_s, "B/s")});
     t.add_row({"fraction of attainable", core::format_percent(p.fraction_of_attainable)});
     t.add_row({"roofline bound time", core::format_duration_ns(p.bound_time_s * 1e9)});
-    text += t.render() + conditions_text(conditions);
+    text += t.render() + conditions_block(conditions);
     if (!chart_path_.empty()) {
       PH_ASSIGN_OR_RETURN(auto roofs, chip_roof_lines());
       PH_TRY(write_chart(roofs, {{p.arithmetic_intensity, p.achieved_flops_per_s, "kernel"}}, roof.label));
@@ -119,20 +119,7 @@ class RooflineCommand final : public Command {
     return kExitOk;
   }
 
-  static void print_diagnostics(const Context& context, const std::vector<core::Diagnostic>& found) {
-    for (const auto& d : found) {
-      *context.err << fmt::format("{} [{}]: {}. Remedy: {}.\n", core::severity_name(d.kind->severity), d.kind->id,
-                                  d.message, d.kind->remedy);
-    }
-  }
-
  private:
-  static std::string conditions_text(const core::Conditions& c) {
-    std::string s = "\nconditions:\n";
-    for (const auto& line : c.to_lines()) s += "  " + line + "\n";
-    return s;
-  }
-
   // Every precision roof of the --hw chip for the chart, the judged one highlighted.
   core::Result<std::vector<report::RoofLine>> chip_roof_lines() const {
     PH_ASSIGN_OR_RETURN(const hw::ChipSpec chip, hw::find_chip(hw_).with_context("--hw"));
@@ -276,7 +263,7 @@ class RooflineCommand final : public Command {
     text += "\ncases: memory_slope = memory-bound (fuse, quantize, raise arithmetic intensity); compute_roof = "
             "compute-bound (lower precision, better tiling); below_both = overhead or occupancy (launch "
             "configuration, registers, tiling)\n";
-    text += conditions_text(conditions);
+    text += conditions_block(conditions);
     if (!chart_path_.empty()) {
       if (fixed) {
         PH_ASSIGN_OR_RETURN(roof_lines, chip_roof_lines());

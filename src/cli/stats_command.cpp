@@ -187,13 +187,9 @@ class StatsCommand final : public Command {
     out += table.render();
     if (!diagnostics.empty()) {
       out += "\n";
-      for (const auto& d : diagnostics) {
-        out += fmt::format("{} [{}]: {}. Remedy: {}.\n", core::severity_name(d.kind->severity), d.kind->id, d.message,
-                           d.kind->remedy);
-      }
+      for (const auto& d : diagnostics) out += core::format_diagnostic(d);
     }
-    out += "\nconditions:\n";
-    for (const auto& line : conditions.to_lines()) out += "  " + line + "\n";
+    out += conditions_block(conditions);
     return out;
   }
 

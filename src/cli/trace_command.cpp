@@ -112,18 +112,12 @@ class TraceCommand final : public Command {
                                                      import_diagnostics(timeline));
     std::string text = report::render_trace_report(timeline, analysis, {static_cast<std::size_t>(longest_gaps_)});
     text += import_summary(timeline);
-    text += conditions_text(conditions);
+    text += conditions_block(conditions);
     PH_TRY(emit_result(context, output_, document, text));
     return kExitOk;
   }
 
  private:
-  static std::string conditions_text(const core::Conditions& conditions) {
-    std::string s = "\nconditions:\n";
-    for (const auto& line : conditions.to_lines()) s += "  " + line + "\n";
-    return s;
-  }
-
   core::Result<int> run_ranks(const Context& context) {
     if (!annotate_path_.empty()) {
       return core::Error{fmt::format("--annotate takes one trace file, not the folder '{}'", path_)};
@@ -200,7 +194,7 @@ class TraceCommand final : public Command {
                  std::string(trace::bottleneck_kind_name(r.verdict))});
     }
     text += t.render();
-    text += conditions_text(conditions);
+    text += conditions_block(conditions);
     PH_TRY(emit_result(context, output_, document, text));
     return kExitOk;
   }

@@ -1,6 +1,7 @@
 #include "core/diagnostics.h"
 
 #include <array>
+#include <fmt/format.h>
 
 namespace perfhound::core {
 
@@ -17,6 +18,11 @@ std::string_view severity_name(Severity s) {
     case Severity::kSevere: return "severe";
   }
   return "unknown";
+}
+
+std::string format_diagnostic(const Diagnostic& d) {
+  return fmt::format("{} [{}]: {}. Remedy: {}.\n", severity_name(d.kind->severity), d.kind->id, d.message,
+                     d.kind->remedy);
 }
 
 nlohmann::ordered_json diagnostics_to_json(const std::vector<Diagnostic>& diagnostics) {

@@ -71,5 +71,7 @@ struct Diagnostic {
 };
 
 nlohmann::ordered_json diagnostics_to_json(const std::vector<Diagnostic>& diagnostics);
+// "severity [id]: message. Remedy: remedy.\n", the terminal form docs/diagnostics.md describes.
+std::string format_diagnostic(const Diagnostic& diagnostic);
 
 }  // namespace perfhound::core
