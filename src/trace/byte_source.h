@@ -23,6 +23,7 @@ class ByteSource {
   core::Result<std::size_t> read(char* dst, std::size_t n);
   const std::string& path() const { return path_; }
   std::uint64_t bytes_read() const { return bytes_read_; }
+  bool compressed() const { return gz_ != nullptr; }
 
  private:
   ByteSource(std::string path, void* gz, int fd) : path_(std::move(path)), gz_(gz), fd_(fd) {}

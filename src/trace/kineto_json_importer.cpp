@@ -175,15 +175,6 @@ MemcpyShape parse_memcpy_name(std::string_view name) {
 // "13000" (CUDA's major * 1000 + minor * 10) -> "13.0".
 std::string cuda_version_text(std::int64_t v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
-bool is_gzip(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  unsigned char magic[2] = {};
-  const bool gz = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-  std::fclose(f);
-  return gz;
-}
-
 class KinetoReader {
  public:
   explicit KinetoReader(std::unique_ptr<ByteSource> source) : source_(std::move(source)) {
@@ -193,10 +184,10 @@ class KinetoReader {
   // Reserves the event vectors for a plain file of this size, so they do not regrow (each regrowth copies
   // and faults in fresh pages). Kineto events are >= ~250 bytes each, so size / 250 bounds the count; a
   // reservation is address space, not memory, until it is written. Compressed files are left to grow.
-  void reserve_for(const std::string& path) {
+  void reserve_events() {
     std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec || size < 4 || is_gzip(path)) return;
+    const auto size = std::filesystem::file_size(source_->path(), ec);
+    if (ec || size < 4 || source_->compressed()) return;
     const std::size_t events = static_cast<std::size_t>(size / 250);
     timeline_.gpu.reserve(events / 2);
     timeline_.host.reserve(events);
@@ -731,7 +722,7 @@ class KinetoJsonImporter final : public TraceImporter {
   Result<Timeline> import(const std::string& path) const override {
     PH_ASSIGN_OR_RETURN(auto source, ByteSource::open(path));
     KinetoReader reader(std::move(source));
-    reader.reserve_for(path);
+    reader.reserve_events();
     return reader.read();
   }
 };
