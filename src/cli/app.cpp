@@ -66,6 +66,10 @@ int run_app(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   } catch (const CLI::ParseError& e) {
     err << "perfhound: " << one_line(e.what()) << " (see 'perfhound --help')\n";
     return kExitUsage;
+  } catch (const std::exception& e) {
+    // A flag check that threw instead of reporting: still one line and exit 2, never an abort.
+    err << "perfhound: " << one_line(e.what()) << " (see 'perfhound --help')\n";
+    return kExitUsage;
   }
 
   if (help->parsed()) {

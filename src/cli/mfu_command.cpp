@@ -1,6 +1,7 @@
 #include "cli/mfu_command.h"
 
 #include <cctype>
+#include <charconv>
 #include <fmt/format.h>
 #include <fstream>
 #include <optional>
@@ -37,11 +38,24 @@ core::Result<std::optional<double>> parse_time(const std::string& text, std::str
   return std::optional<double>(core::ns_to_seconds(*ns));
 }
 
-// CLI11's own range checks print the whole double range ("0.000000 to 1797...") : these say it plainly.
+// CLI11's own range checks print the whole double range ("0.000000 to 1797..."): these say it plainly. They
+// run before CLI11 converts the text, so they parse it themselves and never throw.
 const CLI::Validator kAtLeastOne(
-    [](std::string& v) { return std::stoll(v) >= 1 ? std::string() : "must be at least 1, got " + v; }, "N >= 1");
+    [](std::string& v) {
+      long long n = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec != std::errc() || end != v.data() + v.size()) return "must be a whole number, got '" + v + "'";
+      return n >= 1 ? std::string() : "must be at least 1, got " + v;
+    },
+    "N >= 1");
 const CLI::Validator kPositive(
-    [](std::string& v) { return std::stod(v) > 0 ? std::string() : "must be positive, got " + v; }, "X > 0");
+    [](std::string& v) {
+      double x = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (ec != std::errc() || end != v.data() + v.size()) return "must be a number, got '" + v + "'";
+      return x > 0 ? std::string() : "must be positive, got " + v;
+    },
+    "X > 0");
 
 class MfuCommand final : public Command {
  public:

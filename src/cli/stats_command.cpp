@@ -66,6 +66,11 @@ class StatsCommand final : public Command {
     PH_ASSIGN_OR_RETURN(const std::string input, read_input());
     PH_ASSIGN_OR_RETURN(core::SampleColumn column, core::parse_sample_column(input, {column_}, source_name()));
     const UnitSpec& unit = find_unit(unit_);
+    if (column.values.empty()) {
+      return core::Error{fmt::format("{} holds no numbers in {} (a first line that is not a number is read as "
+                                     "the header)",
+                                     source_name(), column.column_name.empty() ? "it" : "'" + column.column_name + "'")};
+    }
     if (column.values.size() <= warmup_) {
       return core::Error{fmt::format("{}: --warmup {} discards all {} samples", source_name(), warmup_,
                                      column.values.size())};

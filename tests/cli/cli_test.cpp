@@ -166,6 +166,9 @@ TEST(CliStats, BadInputIsOneLineExitTwo) {
   r = run({"stats", bad, "--unit", "furlongs"});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("--unit"));
+  r = run({"stats", temp_file("header_only.txt", "latency_ms\n")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("holds no numbers in 'latency_ms'"));
   r = run({"stats", temp_file("two.txt", "1\n2\n"), "--warmup", "2"});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("--warmup 2 discards all 2 samples"));

@@ -378,6 +378,8 @@ TEST(CliMfu, BadInputIsOneLineExitTwoNamingTheFlag) {
   expect_one_line_error(run(with(decode, {"--tpot", "5ms", "--step-time", "5ms"})), {"--tpot", "--step-time"});
   expect_one_line_error(run(with(decode, {"--tpot", "5ms", "--tokens-per-s", "100"})), {"--tokens-per-s"});
   expect_one_line_error(run(with(decode, {"--tpot", "0ms"})), {"--tpot", "positive"});
+  expect_one_line_error(run(with(decode, {"--tpot", "5ms", "--batch", "x"})), {"--batch", "whole number"});
+  expect_one_line_error(run(with(decode, {"--tokens-per-s", "fast"})), {"--tokens-per-s", "must be a number"});
   expect_one_line_error(run(with(decode, {"--tpot", "12"})), {"--tpot", "'12' has no unit"});  // 12 ms or 12 s?
   expect_one_line_error(run(with(decode, {"--tpot", "abc"})), {"--tpot", "'abc'"});
   expect_one_line_error(run(with(decode, {"--tpot=-5ms"})), {"--tpot"});
