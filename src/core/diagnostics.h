@@ -62,6 +62,26 @@ inline constexpr DiagnosticKind kUnlockedClocks{
     "Nsight Compute ran with unmodified GPU clocks, so per-kernel figures vary with boost and thermals",
     "profile with ncu --clock-control base for comparable runs, or compare only runs taken the same way"};
 
+// Load runs (perfhound load): the client's own limits, failures and partial results.
+inline constexpr DiagnosticKind kClientLimited{
+    "client-limited", Severity::kSevere,
+    "the load generator, not the server, limited the run: it sent late, its event loop lagged or its core was "
+    "saturated, so the latencies include the client's own delay",
+    "lower the load per client process, run the client on a less busy machine, or spread it over MPI ranks"};
+inline constexpr DiagnosticKind kRequestsFailed{
+    "requests-failed", Severity::kWarning,
+    "some requests did not complete; the latency figures are over the completed ones only",
+    "read the errors by kind; a server that sheds load (429/503) at this rate is past its capacity"};
+inline constexpr DiagnosticKind kPartialRun{
+    "partial-run", Severity::kWarning,
+    "the run was interrupted before its end; the figures cover what was measured until then",
+    "rerun to completion before quoting the figures"};
+inline constexpr DiagnosticKind kTokensCounted{
+    "tokens-counted", Severity::kInfo,
+    "the server reported no usage, so output tokens are counted content chunks (a chunk may carry several "
+    "tokens, which makes TPOT too long and throughput too low)",
+    "use a server that honours stream_options.include_usage, or check tokens per chunk is 1"};
+
 std::span<const DiagnosticKind> all_diagnostic_kinds();
 std::string_view severity_name(Severity s);
 

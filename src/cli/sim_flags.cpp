@@ -1,0 +1,95 @@
+#include "cli/sim_flags.h"
+
+#include <fmt/format.h>
+
+#include "core/units.h"
+#include "hw/chip_spec.h"
+#include "model/model_shape.h"
+#include "serve/sim_token_engine.h"
+#include "sim/engine.h"
+
+namespace perfhound::cli {
+
+void SimFlags::add_to(CLI::App& app, const std::string& prefix) {
+  prefix_ = prefix;
+  const auto flag = [&](std::string_view name) { return prefix + std::string(name); };
+  app.add_option(flag("model"), model_, "Model: preset (llama-3-8b, ...) or a Hugging Face config.json")->default_val("llama-3-8b");
+  app.add_option(flag("served-model-name"), served_name_, "Model name in responses and /v1/models (default: the model)");
+  app.add_option(flag("hw"), hw_, "Chip from the catalogue (perfhound hw list) or a chip JSON file")->default_val("h200-sxm");
+  app.add_option(flag("tp"), tp_, "Tensor-parallel GPUs")->default_val(1);
+  app.add_option(flag("precision"), precision_, "Weights and math: bf16, fp16, fp8, int8, fp4")->default_val("bf16");
+  app.add_option(flag("kv-precision"), kv_precision_, "KV cache precision")->default_val("bf16");
+  app.add_option(flag("time-scale"), time_scale_, "Simulated seconds per wall second (e.g. 100 for fast tests)")->default_val(1.0);
+  app.add_option(flag("seed"), seed_, "Seed of every random choice (faults), written at start")->default_val(1);
+  app.add_option(flag("max-num-seqs"), max_num_seqs_, "Running sequences at most")->default_val(sim::kDefaultMaxNumSeqs);
+  app.add_option(flag("max-num-batched-tokens"), max_batched_, "Tokens per engine step at most (chunked prefill budget)")
+      ->default_val(sim::kDefaultMaxNumBatchedTokens);
+  app.add_option(flag("gpu-memory-utilization"), memory_utilization_, "Share of GPU memory for weights and KV cache")
+      ->default_val(sim::kDefaultGpuMemoryUtilization);
+  app.add_option(flag("compute-efficiency"), compute_efficiency_, "Fraction of the compute roof a step reaches")
+      ->default_val(sim::kDefaultComputeEfficiency);
+  app.add_option(flag("bandwidth-efficiency"), bandwidth_efficiency_, "Fraction of the memory roof a step reaches")
+      ->default_val(sim::kDefaultBandwidthEfficiency);
+  app.add_option(flag("step-overhead"), step_overhead_, "Fixed time added to every step (scheduling, launches), e.g. 300us")
+      ->default_val("300us");
+  app.add_option(flag("fixed-step-time"), fixed_step_, "Skip the engine model: every step takes this long (e.g. 10us) and "
+                                                        "emits one token per request (tests, benchmarks)");
+  app.add_option(flag("fault-429"), faults_.status_429, "Fraction of requests answered 429")->default_val(0.0);
+  app.add_option(flag("fault-500"), faults_.status_500, "Fraction of requests answered 500")->default_val(0.0);
+  app.add_option(flag("fault-503"), faults_.status_503, "Fraction of requests answered 503")->default_val(0.0);
+  app.add_option(flag("fault-reset"), faults_.reset, "Fraction of streams whose connection is closed halfway")->default_val(0.0);
+  app.add_option(flag("fault-stall"), faults_.stall, "Fraction of streams that stall halfway for the stall time")->default_val(0.0);
+  app.add_option(flag("stall"), stall_, "How long a stalled stream stops sending")->default_val("2s");
+  app.add_option(flag("fault-malformed"), faults_.malformed, "Fraction of streams with one chunk that is not JSON")->default_val(0.0);
+  app.add_option(flag("fault-overlong"), faults_.overlong, "Fraction of streams with one 1 MiB SSE line")->default_val(0.0);
+}
+
+core::Result<SimulatedServer> SimFlags::build() const {
+  const auto flag = [&](std::string_view name) { return prefix_ + std::string(name); };
+  serve::FaultConfig faults = faults_;
+  double total = 0;
+  for (const auto& [v, name] : {std::pair{faults.status_429, "fault-429"}, {faults.status_500, "fault-500"},
+                                {faults.status_503, "fault-503"}, {faults.reset, "fault-reset"},
+                                {faults.stall, "fault-stall"}, {faults.malformed, "fault-malformed"},
+                                {faults.overlong, "fault-overlong"}}) {
+    if (!(v >= 0 && v <= 1)) return core::Error{fmt::format("{}: must be a fraction in [0, 1], got {}", flag(name), v)};
+    total += v;
+  }
+  if (total > 1.0) return core::Error{fmt::format("{}fault-*: the fractions add up to more than 1", prefix_)};
+  if (!(time_scale_ > 0)) return core::Error{fmt::format("{}: must be positive, got {}", flag("time-scale"), time_scale_)};
+  PH_ASSIGN_OR_RETURN(const std::int64_t stall_ns, core::parse_duration_ns(stall_).with_context(flag("stall")));
+  faults.stall_ms = stall_ns / 1'000'000;
+  faults.seed = seed_;
+
+  SimulatedServer server;
+  server.config.time_scale = time_scale_;
+  server.config.faults = faults;
+  if (!fixed_step_.empty()) {
+    PH_ASSIGN_OR_RETURN(const std::int64_t ns, core::parse_duration_ns(fixed_step_).with_context(flag("fixed-step-time")));
+    server.engine = std::make_unique<serve::FixedStepEngine>(core::ns_to_seconds(ns));
+    server.description = fmt::format("fixed {} steps", core::format_duration_ns(static_cast<double>(ns)));
+    server.config.model_name = served_name_.empty() ? "perfhound-fixed-step" : served_name_;
+    return server;
+  }
+  sim::EngineConfig ec;
+  PH_ASSIGN_OR_RETURN(ec.shape, model::load_model_shape(model_).with_context(flag("model")));
+  PH_ASSIGN_OR_RETURN(ec.chip, hw::find_chip(hw_).with_context(flag("hw")));
+  PH_ASSIGN_OR_RETURN(ec.weight_precision, model::parse_precision(precision_).with_context(flag("precision")));
+  PH_ASSIGN_OR_RETURN(ec.kv_precision, model::parse_precision(kv_precision_).with_context(flag("kv-precision")));
+  ec.tensor_parallel = tp_;
+  ec.max_num_seqs = max_num_seqs_;
+  ec.max_num_batched_tokens = max_batched_;
+  ec.gpu_memory_utilization = memory_utilization_;
+  ec.compute_efficiency = compute_efficiency_;
+  ec.bandwidth_efficiency = bandwidth_efficiency_;
+  PH_ASSIGN_OR_RETURN(ec.step_overhead_ns, core::parse_duration_ns(step_overhead_).with_context(flag("step-overhead")));
+  ec.seed = seed_;
+  PH_ASSIGN_OR_RETURN(sim::Engine sim_engine, sim::Engine::create(ec));
+  server.description = fmt::format("{} on {} (TP {}, {}), KV cache {} blocks of {} tokens", model_, ec.chip.display_name,
+                                   tp_, precision_, sim_engine.kv_capacity().blocks, ec.block_size_tokens);
+  server.engine = std::make_unique<serve::SimTokenEngine>(std::move(sim_engine));
+  server.config.model_name = served_name_.empty() ? model_ : served_name_;
+  return server;
+}
+
+}  // namespace perfhound::cli
