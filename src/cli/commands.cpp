@@ -1,5 +1,6 @@
 #include "cli/command.h"
 #include "cli/hw_command.h"
+#include "cli/load_command.h"
 #include "cli/mfu_command.h"
 #include "cli/roofline_command.h"
 #include "cli/serve_command.h"
@@ -11,6 +12,7 @@ namespace perfhound::cli {
 std::vector<std::unique_ptr<Command>> make_commands() {
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(make_trace_command());
+  commands.push_back(make_load_command());
   commands.push_back(make_serve_command());
   commands.push_back(make_roofline_command());
   commands.push_back(make_mfu_command());

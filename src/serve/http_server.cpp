@@ -410,10 +410,14 @@ std::uint16_t HttpServer::port() const { return impl_->acceptor.local_endpoint()
 void HttpServer::run(double duration_s) {
   net::co_spawn(impl_->ioc, impl_->accept_loop(), net::detached);
   net::co_spawn(impl_->ioc, impl_->engine_loop(), net::detached);
-  net::signal_set signals(impl_->ioc, SIGINT, SIGTERM);
-  signals.async_wait([this](const boost::system::error_code& ec, int) {
-    if (!ec) stop();
-  });
+  net::signal_set signals(impl_->ioc);
+  if (impl_->config.handle_signals) {
+    signals.add(SIGINT);
+    signals.add(SIGTERM);
+    signals.async_wait([this](const boost::system::error_code& ec, int) {
+      if (!ec) stop();
+    });
+  }
   net::steady_timer deadline(impl_->ioc);
   if (duration_s > 0) {
     deadline.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration_s)));

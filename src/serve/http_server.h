@@ -44,6 +44,9 @@ struct ServerConfig {
   std::string model_name = "perfhound-sim";
   double time_scale = 1.0;    // simulated seconds per wall second
   FaultConfig faults;
+  // Stop on SIGINT / SIGTERM. An embedded server (perfhound load with no --url) leaves the signals to the
+  // client, which ends its run cleanly and then stops the server.
+  bool handle_signals = true;
 };
 
 class HttpServer {
@@ -53,7 +56,7 @@ class HttpServer {
   ~HttpServer();
 
   std::uint16_t port() const;
-  // Serves until stop() (from any thread), SIGINT or SIGTERM, or `duration_s` of wall time when positive.
+  // Serves until stop() (from any thread), SIGINT or SIGTERM (when handle_signals), or `duration_s` of wall time when positive.
   void run(double duration_s = 0);
   void stop();
 

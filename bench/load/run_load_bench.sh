@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# perfhound load against perfhound serve on loopback, side by side with the equivalent Python asyncio/aiohttp
+# client (bench/load/aiohttp_client.py, modelled on vllm bench serve's request function), on the same server,
+# workloads and pinning: the server on core 0, the client on core 1. Prints one JSON line per run.
+#   bench/load/run_load_bench.sh [runs]      (needs a built tree: make build; Debian's python3-aiohttp)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+runs=${1:-3}
+perfhound=build/perfhound
+port_file=$(mktemp)
+trap 'kill $server 2>/dev/null || true; rm -f "$port_file"' EXIT
+taskset -c 0 $perfhound serve --port 0 --port-file "$port_file" --fixed-step-time 1us --duration 1200s 2>/dev/null &
+server=$!
+for _ in $(seq 50); do [ -s "$port_file" ] && break; sleep 0.1; done
+url=http://127.0.0.1:$(cat "$port_file")
+model=perfhound-fixed-step
+echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ); host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
+echo "# build: $($perfhound --version); $(/usr/bin/python3 -c 'import sys, aiohttp; print("python", sys.version.split()[0], "aiohttp", aiohttp.__version__)')"
+
+# One perfhound load run as a JSON line with the figures the Python client prints.
+ph() {
+  local name=$1; shift
+  taskset -c 1 $perfhound load --url "$url" --model $model --warmup 0 --emit-timestamps --json "$@" |
+    /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin); r = d["result"]; s = r["summary"]; c = r["client"]
+chunks = s["itl_s"]["count"] + s["completed"]
+print(json.dumps({"client": "perfhound", "workload": sys.argv[1], "status": r["status"],
+  "completed": s["completed"], "failed": s["failed"], "wall_s": c["wall_s"],
+  "requests_per_s": s["requests_per_s"], "chunks_per_s": chunks / s["window_s"],
+  "ttft_p50_s": s["from_sent"]["ttft"]["p50_s"], "ttft_p99_s": s["from_sent"]["ttft"]["p99_s"],
+  "schedule_lag_p99_s": s["schedule_lag"].get("p99_s"), "dispatch_lag_p99_s": c["dispatch_lag"].get("p99_s"),
+  "emit_to_receive_p99_s": c["emit_to_receive"].get("p99_s"), "cpu_s": c["cpu_s"], "cpu_ratio": c["cpu_ratio"]}))' "$name"
+}
+py() {
+  local name=$1; shift
+  taskset -c 1 /usr/bin/python3 -B bench/load/aiohttp_client.py --url "$url" --model $model "$@" |
+    /usr/bin/python3 -c 'import json, sys; d = json.loads(sys.stdin.read()); d["workload"] = sys.argv[1]; print(json.dumps(d))' "$name"
+}
+
+for _ in $(seq "$runs"); do
+  ph chunks --concurrency 64 --requests 2000 --input-len 64 --output-len 256
+  py chunks --concurrency 64 --requests 2000 --input-tokens 64 --max-tokens 256 --seed 1
+  ph short --concurrency 64 --requests 20000 --input-len 64 --output-len 1
+  py short --concurrency 64 --requests 5000 --input-tokens 64 --max-tokens 1 --seed 1
+  ph open1000 --rate 1000 --requests 5000 --input-len 64 --output-len 16
+  py open1000 --rate 1000 --requests 5000 --input-tokens 64 --max-tokens 16 --seed 1
+done
+# perfhound alone: 1,000 and 10,000 concurrent streams (the Python client is not run at these).
+ph streams1000 --concurrency 1000 --requests 5000 --input-len 16 --output-len 64
+ph streams10000 --concurrency 10000 --requests 20000 --input-len 16 --output-len 32

@@ -1,0 +1,588 @@
+#include "cli/load_command.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fmt/format.h>
+#include <ostream>
+#include <thread>
+
+#include "cli/output.h"
+#include "cli/sim_flags.h"
+#include "core/diagnostics.h"
+#include "core/log_histogram.h"
+#include "core/units.h"
+#include "load/compat_view.h"
+#include "load/dataset_readers.h"
+#include "load/length_distribution.h"
+#include "load/load_metrics.h"
+#include "load/load_runner.h"
+#include "load/record_io.h"
+#include "load/schedule.h"
+#include "load/slo.h"
+#include "load/validity.h"
+#include "load/workload.h"
+#include "report/json_document.h"
+#include "report/table_writer.h"
+#include "serve/http_server.h"
+
+namespace perfhound::cli {
+namespace {
+
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, what shells report for a run stopped by Ctrl-C
+
+std::string seconds(double s) { return std::isfinite(s) ? core::format_duration_ns(s * 1e9) : "-"; }
+
+// One SLO gate term's observations: every measured request counts; failures count as over the threshold.
+struct GateCounter {
+  load::SloTerm term;
+  core::LogHistogram values{3'600'000'000'000, 3};
+  std::int64_t n = 0, over = 0;
+};
+
+// Where finished records go: the records file (as they finish), the trackers, the live progress line.
+class CommandSink final : public load::RecordSink {
+ public:
+  CommandSink(load::LoadMetricsTracker& tracker, load::RecordWriter* writer, std::vector<GateCounter>& gates,
+              load::LatencyStart start, std::ostream* progress, std::uint64_t planned)
+      : tracker_(tracker), writer_(writer), gates_(gates), start_(start), progress_(progress), planned_(planned) {}
+
+  void on_record(load::RequestRecord&& record) override {
+    if (writer_ != nullptr && write_error_.empty()) {
+      const core::Status written = writer_->write(record);
+      if (!written.ok()) write_error_ = written.error().message;
+    }
+    if (!record.warmup) {
+      const load::RequestLatencies l = load::compute_latencies(record, start_);
+      if (record.ok()) live_ttft_.record(static_cast<std::int64_t>(l.ttft_s * 1e9));
+      for (GateCounter& g : gates_) {
+        ++g.n;
+        const double v = load::metric_value(l, g.term.metric);
+        if (!record.ok() || v > g.term.threshold_s) ++g.over;
+        if (record.ok() && std::isfinite(v)) g.values.record(static_cast<std::int64_t>(v * 1e9));
+      }
+    }
+    tracker_.add(record);
+  }
+
+  void on_progress(const load::Progress& p) override {
+    if (progress_ == nullptr) return;
+    const std::string total = planned_ > 0 ? fmt::format("/{}", planned_) : "";
+    *progress_ << fmt::format("\r\033[K  {:.0f} s  {}{} done  {:.1f} req/s  p50 TTFT {}  errors {}  in flight {}",
+                              p.elapsed_s, p.finished, total, p.elapsed_s > 0 ? p.finished / p.elapsed_s : 0.0,
+                              live_ttft_.total_count() > 0
+                                  ? core::format_duration_ns(static_cast<double>(live_ttft_.value_at_percentile(50)))
+                                  : "-",
+                              p.failed, p.in_flight)
+               << std::flush;
+  }
+  void end_progress() {
+    if (progress_ != nullptr) *progress_ << "\r\033[K" << std::flush;
+  }
+  const std::string& write_error() const { return write_error_; }
+
+ private:
+  load::LoadMetricsTracker& tracker_;
+  load::RecordWriter* writer_;
+  std::vector<GateCounter>& gates_;
+  load::LatencyStart start_;
+  std::ostream* progress_;
+  std::uint64_t planned_;
+  core::LogHistogram live_ttft_{3'600'000'000'000, 3};
+  std::string write_error_;
+};
+
+// "10" requests or "5s" of time.
+core::Status parse_warmup(std::string_view text, std::uint64_t& requests, std::int64_t& ns) {
+  if (text.empty()) return core::Error{"--warmup: empty (use a request count like 10 or a time like 5s)"};
+  if (std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    requests = std::stoull(std::string(text));
+    return core::Status::success();
+  }
+  auto parsed = core::parse_duration_ns(text);
+  if (!parsed.ok()) {
+    return core::Error{fmt::format("--warmup: cannot parse '{}' (use a request count like 10 or a time like 5s)", text)};
+  }
+  ns = *parsed;
+  return core::Status::success();
+}
+
+class LoadCommand final : public Command {
+ public:
+  std::string_view name() const override { return "load"; }
+  std::string_view summary() const override {
+    return "Load-test an OpenAI-compatible endpoint: TTFT, TPOT, ITL, E2E, goodput, from the intended send time";
+  }
+
+  void add_flags(CLI::App& app) override {
+    // Target
+    app.add_option("--url", url_, "Base URL of the server (http or https); none: an embedded perfhound serve");
+    app.add_option("--endpoint", endpoint_, "API: chat (/v1/chat/completions) or completions (/v1/completions)")
+        ->default_val("chat");
+    app.add_option("--model", model_, "Model name to request (default: the first of GET /v1/models)");
+    app.add_option("--api-key-env", api_key_env_, "Name of the environment variable holding the API key (sent as Bearer)");
+    app.add_option("--header", headers_, "Extra request header 'Name: value' (repeatable)");
+    app.add_option("--timeout", timeout_, "Per-request timeout, from send to the end of the stream")->default_val("600s");
+    app.add_flag("--insecure", insecure_, "Do not verify the server's TLS certificate (self-signed test servers)");
+    app.add_flag("--ignore-eos", ignore_eos_, "Ask for exactly max_tokens (vLLM / SGLang ignore_eos extension)");
+    app.add_flag("--no-usage", no_usage_, "Do not ask for stream_options.include_usage (count chunks instead)");
+    app.add_option("--max-tokens-field", max_tokens_field_, "Chat field for the output length: max_tokens or max_completion_tokens")
+        ->check(CLI::IsMember({"max_tokens", "max_completion_tokens"}))
+        ->default_val("max_tokens");
+    app.add_option("--extra-body", extra_body_, "JSON object merged into every request body, e.g. '{\"temperature\":0}'");
+    app.add_flag("--emit-timestamps", emit_timestamps_, "Ask perfhound serve for its send time per chunk (measures the "
+                                                        "client's receive delay; on by default for the embedded server)");
+    // Workload
+    app.add_option("--input-len", input_len_, "Prompt tokens: N, uniform:LO,HI, normal:MEAN,SD, lognormal:MEDIAN,SIGMA, hist:FILE")
+        ->default_val("1024");
+    output_len_option_ =
+        app.add_option("--output-len", output_len_, "Output tokens (max_tokens), same forms as --input-len")->default_val("128");
+    app.add_option("--dataset", dataset_, "Prompts from a file instead: ShareGPT JSON, JSONL {prompt, max_tokens}, or an "
+                                          "arrival trace (CSV / JSONL of timestamp, input and output length)");
+    app.add_option("--dataset-format", dataset_format_, "sharegpt, jsonl or trace (default: from the file)")
+        ->check(CLI::IsMember({"sharegpt", "jsonl", "trace"}));
+    app.add_flag("--prompt-token-ids", token_ids_, "Send prompts as token ids (completions endpoint; exact input lengths)");
+    app.add_option("--seed", seed_, "Seed of every random choice (lengths, prompts, arrivals)")->default_val(0);
+    // Load
+    app.add_option("--concurrency", concurrency_, "Closed loop: requests in flight (each sends the next when it ends)");
+    app.add_option("--rate", rate_, "Open loop: requests per second (latency from the intended send time)");
+    app.add_option("--arrival", arrival_, "Open-loop inter-arrivals: poisson, gamma or constant")->default_val("poisson");
+    app.add_option("--burstiness", burstiness_, "Gamma shape (vLLM's --burstiness): 1 Poisson, < 1 burstier, > 1 steadier")
+        ->default_val(1.0);
+    app.add_option("--max-concurrency", max_concurrency_, "Open loop: in flight at most (later arrivals wait; counted as schedule lag)")
+        ->default_val(0);
+    app.add_option("--ramp-up", ramp_up_, "Ramp the load up over this long (open loop: the rate rises linearly; closed "
+                                          "loop: workers start spread over it)");
+    app.add_option("--trace-speedup", trace_speedup_, "Arrival-trace replay: play the trace this many times faster")->default_val(1.0);
+    app.add_option("--requests", requests_, "Measured requests to send (after warm-up; default 100 unless --duration)");
+    app.add_option("--duration", duration_, "Send for this long after warm-up, e.g. 60s");
+    app.add_option("--warmup", warmup_, "Warm-up discarded from the figures: a request count (10) or a time (5s)")->default_val("10");
+    // Results
+    app.add_option("--records", records_, "Write every request's record to this file as it finishes (.jsonl or .csv)");
+    app.add_option("--slo", slo_, "SLO for goodput and the gate: METRIC=THRESHOLD[@pQ],... e.g. ttft=500ms,tpot=50ms@p95 (gate at p99 by default)");
+    app.add_option("--confidence", confidence_, "Judge each SLO term at this confidence (binomial bound, as MLPerf early stopping)")
+        ->check(CLI::Range(0.5, 0.999999));
+    app.add_option("--compat", compat_, "Also print the summary under another tool's names: vllm, genai-perf, aiperf, guidellm");
+    app.add_flag("--quiet", quiet_, "No live progress line");
+    add_output_flags(app, output_);
+    sim_.add_to(app, "--sim-");
+  }
+
+  core::Result<int> run(const Context& context) override {
+    core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
+    // --- flags
+    PH_ASSIGN_OR_RETURN(const load::ApiEndpoint endpoint, load::parse_api_endpoint(endpoint_).with_context("--endpoint"));
+    PH_ASSIGN_OR_RETURN(const std::int64_t timeout_ns, core::parse_duration_ns(timeout_).with_context("--timeout"));
+    if (timeout_ns <= 0) return core::Error{"--timeout: must be positive"};
+    std::uint64_t warmup_requests = 0;
+    std::int64_t warmup_ns = 0;
+    PH_TRY(parse_warmup(warmup_, warmup_requests, warmup_ns));
+    std::int64_t duration_ns = 0;
+    if (!duration_.empty()) {
+      PH_ASSIGN_OR_RETURN(duration_ns, core::parse_duration_ns(duration_).with_context("--duration"));
+      if (duration_ns <= 0) return core::Error{"--duration: must be positive"};
+    }
+    std::int64_t ramp_ns = 0;
+    if (!ramp_up_.empty()) {
+      PH_ASSIGN_OR_RETURN(ramp_ns, core::parse_duration_ns(ramp_up_).with_context("--ramp-up"));
+    }
+    if (concurrency_ && rate_) return core::Error{"--concurrency and --rate: give one (closed or open loop), not both"};
+    if (concurrency_ && *concurrency_ < 1) return core::Error{fmt::format("--concurrency: must be at least 1, got {}", *concurrency_)};
+    if (requests_ && *requests_ < 1) return core::Error{"--requests: must be at least 1"};
+    if (!(trace_speedup_ > 0)) return core::Error{fmt::format("--trace-speedup: must be positive, got {}", trace_speedup_)};
+    if (max_concurrency_ < 0) return core::Error{"--max-concurrency: must be >= 0"};
+    load::Slo slo;
+    if (!slo_.empty()) {
+      PH_ASSIGN_OR_RETURN(slo, load::parse_slo(slo_).with_context("--slo"));
+    }
+    if (confidence_ && slo.empty()) return core::Error{"--confidence: needs --slo (the bound is about an SLO term)"};
+    std::optional<load::CompatTool> compat;
+    if (!compat_.empty()) {
+      PH_ASSIGN_OR_RETURN(compat, load::parse_compat_tool(compat_).with_context("--compat"));
+    }
+    nlohmann::json extra_body = nlohmann::json::object();
+    if (!extra_body_.empty()) {
+      extra_body = nlohmann::json::parse(extra_body_, nullptr, false);
+      if (extra_body.is_discarded() || !extra_body.is_object()) {
+        return core::Error{fmt::format("--extra-body: '{}' is not a JSON object", extra_body_)};
+      }
+    }
+    load::ClientOptions client;
+    for (const std::string& h : headers_) {
+      PH_ASSIGN_OR_RETURN(auto header, load::parse_header(h).with_context("--header"));
+      client.headers.push_back(std::move(header));
+    }
+    if (!api_key_env_.empty()) {
+      const char* key = std::getenv(api_key_env_.c_str());
+      if (key == nullptr || *key == '\0') {
+        return core::Error{fmt::format("--api-key-env: the environment variable {} is not set", api_key_env_)};
+      }
+      client.api_key = key;
+    }
+
+    // --- workload
+    std::unique_ptr<load::Workload> workload;
+    bool replay = false;
+    if (!dataset_.empty()) {
+      PH_ASSIGN_OR_RETURN(workload, open_dataset(replay));
+    } else {
+      PH_ASSIGN_OR_RETURN(auto input, load::parse_length_distribution(input_len_).with_context("--input-len"));
+      PH_ASSIGN_OR_RETURN(auto output, load::parse_length_distribution(output_len_).with_context("--output-len"));
+      workload = load::make_synthetic_workload(std::move(input), std::move(output), seed_, token_ids_);
+    }
+    if (token_ids_ && endpoint != load::ApiEndpoint::kCompletions) {
+      return core::Error{"--prompt-token-ids: token ids need --endpoint completions"};
+    }
+
+    // --- plan
+    load::RunPlan plan;
+    plan.warmup_requests = warmup_requests;
+    plan.warmup_ns = warmup_ns;
+    plan.duration_ns = duration_ns;
+    plan.max_concurrency = max_concurrency_;
+    plan.trace_speedup = trace_speedup_;
+    plan.measured_requests = requests_;
+    if (!requests_ && duration_ns == 0 && !(replay && !rate_ && !concurrency_)) plan.measured_requests = 100;
+    std::optional<load::ArrivalSchedule> schedule;
+    std::unique_ptr<load::ArrivalCursor> cursor;
+    std::string load_description;
+    if (rate_) {
+      PH_ASSIGN_OR_RETURN(const load::ArrivalProcess process, load::parse_arrival_process(arrival_).with_context("--arrival"));
+      load::OpenLoopConfig open;
+      open.rate_per_s = *rate_;
+      open.process = process;
+      open.burstiness = burstiness_;
+      open.ramp_up_ns = ramp_ns;
+      open.seed = seed_;
+      PH_ASSIGN_OR_RETURN(schedule, load::ArrivalSchedule::create(open).with_context("--rate"));
+      plan.mode = load::LoadMode::kOpenLoop;
+      // The runner asks for arrivals 0, 1, 2, ... in order: a cursor walks the process in O(1) each.
+      cursor = load::make_open_loop_cursor(*schedule);
+      plan.intended_ns = [&cursor](std::uint64_t) { return cursor->next()->intended_ns; };
+      load_description = fmt::format("open loop, {} req/s {}", *rate_, arrival_);
+      if (process == load::ArrivalProcess::kGamma) load_description += fmt::format(" (burstiness {})", burstiness_);
+      if (max_concurrency_ > 0) load_description += fmt::format(", max concurrency {}", max_concurrency_);
+    } else if (replay && !concurrency_) {
+      plan.mode = load::LoadMode::kTraceReplay;
+      load_description = fmt::format("arrival-trace replay at {}x", trace_speedup_);
+    } else {
+      plan.mode = load::LoadMode::kClosedLoop;
+      plan.concurrency = concurrency_.value_or(1);
+      plan.ramp_up_ns = ramp_ns;
+      load_description = fmt::format("closed loop, concurrency {}", plan.concurrency);
+    }
+    const bool open_loop = plan.mode != load::LoadMode::kClosedLoop;
+    const load::LatencyStart start = open_loop ? load::LatencyStart::kIntended : load::LatencyStart::kSent;
+
+    // --- target: the URL, or the embedded simulator on a free loopback port
+    std::unique_ptr<serve::HttpServer> embedded;
+    std::thread embedded_thread;
+    std::string target_description;
+    if (url_.empty()) {
+      PH_ASSIGN_OR_RETURN(SimulatedServer sim, sim_.build());
+      sim.config.address = "127.0.0.1";
+      sim.config.port = 0;
+      sim.config.handle_signals = false;
+      PH_ASSIGN_OR_RETURN(embedded, serve::HttpServer::create(sim.config, std::move(sim.engine)));
+      PH_ASSIGN_OR_RETURN(client.url, load::parse_target_url(fmt::format("http://127.0.0.1:{}", embedded->port())));
+      target_description = fmt::format("embedded perfhound serve ({}; time scale {})", sim.description, sim.config.time_scale);
+      embedded_thread = std::thread([&embedded] { embedded->run(); });
+      emit_timestamps_ = true;
+    } else {
+      PH_ASSIGN_OR_RETURN(client.url, load::parse_target_url(url_).with_context("--url"));
+      target_description = client.url.text;
+    }
+    struct StopEmbedded {
+      std::unique_ptr<serve::HttpServer>& server;
+      std::thread& thread;
+      ~StopEmbedded() {
+        if (server) server->stop();
+        if (thread.joinable()) thread.join();
+      }
+    } stop_embedded{embedded, embedded_thread};
+
+    client.timeout_ns = timeout_ns;
+    client.verify_tls = !insecure_;
+    client.request.endpoint = endpoint;
+    client.request.include_usage = !no_usage_;
+    client.request.ignore_eos = ignore_eos_;
+    client.request.emit_timestamps = emit_timestamps_;
+    client.request.max_tokens_field = max_tokens_field_;
+    client.request.extra_body = extra_body;
+    client.request.model = model_;
+    if (client.request.model.empty()) {
+      PH_ASSIGN_OR_RETURN(client.request.model, load::fetch_first_model(client));
+    }
+
+    // --- conditions (before the run: a partial result carries them too)
+    conditions.set("target", target_description);
+    conditions.set("endpoint", std::string(load::api_endpoint_name(endpoint)));
+    conditions.set("model", client.request.model);
+    conditions.set("load", load_description);
+    conditions.set("workload", workload->describe());
+    conditions.set("seed", seed_);
+    conditions.set("warmup_discarded", warmup_ns > 0 ? fmt::format("{} s", core::ns_to_seconds(warmup_ns))
+                                                     : fmt::format("{} requests", warmup_requests));
+    conditions.set("latency_from", open_loop ? "intended send time" : "actual send time");
+    conditions.set("stream_options_include_usage", !no_usage_);
+    conditions.set("ignore_eos", ignore_eos_);
+    conditions.set("timeout_s", core::ns_to_seconds(timeout_ns));
+    if (!slo.empty()) conditions.set("slo", slo.to_string());
+
+    // --- run
+    std::optional<load::RecordWriter> writer;
+    if (!records_.empty()) {
+      PH_ASSIGN_OR_RETURN(const load::RecordFormat format, load::record_format_for_path(records_).with_context("--records"));
+      PH_ASSIGN_OR_RETURN(writer, load::RecordWriter::open(records_, format, conditions.to_json()).with_context("--records"));
+    }
+    load::LoadMetricsTracker tracker(slo.empty() ? load::GoodputPredicate{}
+                                                 : [slo](const load::RequestLatencies& l) { return slo.met_by(l); });
+    std::vector<GateCounter> gates;
+    for (const load::SloTerm& term : slo.terms) gates.push_back(GateCounter{term});
+    const bool show_progress = !quiet_ && !output_.json && isatty(STDERR_FILENO) == 1;
+    CommandSink sink(tracker, writer ? &*writer : nullptr, gates, start, show_progress ? context.err : nullptr,
+                     plan.measured_requests.value_or(0) + warmup_requests);
+    *context.err << fmt::format("perfhound load: {} -> {} ({}), model '{}'\n", load_description,
+                                client.url.text, load::api_endpoint_name(endpoint), client.request.model);
+    PH_ASSIGN_OR_RETURN(load::RunOutcome outcome, load::run_load(client, plan, *workload, sink));
+    sink.end_progress();
+    if (writer) {
+      const core::Status closed = writer->close();
+      if (!closed.ok() && sink.write_error().empty()) *context.err << "perfhound load: " << closed.error().message << "\n";
+    }
+    if (!sink.write_error().empty()) *context.err << "perfhound load: --records: " << sink.write_error() << "\n";
+
+    // --- figures, validity, gate
+    const load::LoadSummary summary = tracker.summary();
+    const load::ClientHealth& health = outcome.health;
+    const auto p99_s = [](const core::LogHistogram& h) {
+      return h.total_count() > 0 ? static_cast<double>(h.value_at_percentile(99)) / 1e9 : 0.0;
+    };
+    load::ValidityInputs vin;
+    vin.open_loop = open_loop;
+    vin.dispatch_lag_p99_s = p99_s(health.dispatch_lag_ns);
+    vin.loop_lag_p99_s = p99_s(health.loop_lag_ns);
+    vin.client_cpu_ratio = health.cpu_ratio;
+    vin.emit_delay_measured = health.emit_delay_ns.total_count() > 0;
+    vin.emit_delay_p99_s = p99_s(health.emit_delay_ns);
+    vin.completed = summary.completed;
+    const load::Validity validity = load::evaluate_validity(vin);
+    std::vector<load::SloTermVerdict> verdicts;
+    for (const GateCounter& g : gates) {
+      const double observed = g.values.total_count() > 0
+                                  ? static_cast<double>(g.values.value_at_percentile(g.term.percentile)) / 1e9
+                                  : std::numeric_limits<double>::quiet_NaN();
+      verdicts.push_back(load::evaluate_slo_term(g.term, observed, g.n, g.over, confidence_));
+    }
+    const bool slo_passed = std::all_of(verdicts.begin(), verdicts.end(), [](const auto& v) { return v.passed(); });
+
+    std::vector<core::Diagnostic> diagnostics;
+    for (const auto& r : validity.reasons) {
+      if (validity.client_limited && r.what.starts_with("client-limited")) {
+        diagnostics.push_back({&core::kClientLimited, r.what});
+      }
+    }
+    if (summary.failed > 0) {
+      diagnostics.push_back({&core::kRequestsFailed, fmt::format("{} of {} measured requests failed", summary.failed,
+                                                                 summary.completed + summary.failed)});
+    }
+    if (outcome.interrupted) diagnostics.push_back({&core::kPartialRun, outcome.stop_reason});
+    if (summary.completed > 0 && summary.completed < 100) {
+      diagnostics.push_back({&core::kFewSamplesForTail, fmt::format("p99 from {} completed requests", summary.completed)});
+    }
+    if (summary.output_tokens_from_usage == 0 && summary.completed > 0) {
+      diagnostics.push_back({&core::kTokensCounted, "no request carried a usage block"});
+    }
+    if (warmup_requests == 0 && warmup_ns == 0) {
+      diagnostics.push_back({&core::kNoWarmupDiscarded, "--warmup 0: connection setup is inside the first requests"});
+    }
+
+    // --- output
+    nlohmann::ordered_json result = nlohmann::ordered_json::object();
+    result["status"] = validity.valid ? "VALID" : "INVALID";
+    result["partial"] = outcome.interrupted;
+    result["stop_reason"] = outcome.stop_reason;
+    auto reasons = nlohmann::ordered_json::array();
+    for (const auto& r : validity.reasons) reasons.push_back({{"reason", r.what}, {"remedy", r.remedy}});
+    result["invalid_reasons"] = reasons;
+    result["summary"] = load::to_json(summary);
+    result["client"] = client_json(health);
+    if (!verdicts.empty()) {
+      auto gate = nlohmann::ordered_json::array();
+      for (const auto& v : verdicts) gate.push_back(load::to_json(v));
+      result["slo_gate"] = {{"passed", slo_passed}, {"terms", gate}};
+    }
+    if (compat) result["compat"] = load::to_json(*compat, load::compat_view(summary, *compat));
+    if (!records_.empty()) result["records_file"] = records_;
+    const auto document = report::make_json_document("perfhound.load", conditions, result, core::diagnostics_to_json(diagnostics));
+    std::string text = render_text(summary, health, validity, verdicts, outcome, open_loop, client, load_description);
+    if (compat) text += render_compat(load::compat_view(summary, *compat), compat_);
+    text += conditions_block(conditions);
+    PH_TRY(emit_result(context, output_, document, text));
+    print_diagnostics(context, diagnostics);
+    if (outcome.interrupted) return kExitInterrupted;
+    if (!validity.valid || !slo_passed) return kExitCheckFailed;
+    return kExitOk;
+  }
+
+ private:
+  core::Result<std::unique_ptr<load::Workload>> open_dataset(bool& replay) const {
+    std::string format = dataset_format_;
+    if (format.empty()) {
+      if (dataset_.ends_with(".csv")) {
+        format = "trace";
+      } else if (dataset_.ends_with(".jsonl") || dataset_.ends_with(".ndjson")) {
+        format = "jsonl";
+      } else if (dataset_.ends_with(".json")) {
+        format = "sharegpt";
+      } else {
+        return core::Error{fmt::format("--dataset '{}': cannot tell the format from the name; give --dataset-format", dataset_)};
+      }
+    }
+    std::optional<load::LengthDistribution> output;
+    if (output_len_explicit()) {
+      PH_ASSIGN_OR_RETURN(output, load::parse_length_distribution(output_len_).with_context("--output-len"));
+    }
+    if (format == "sharegpt") {
+      load::ShareGptOptions options;
+      options.seed = seed_;
+      options.output_len = output;
+      return load::read_sharegpt(dataset_, options).with_context("--dataset");
+    }
+    if (format == "jsonl") {
+      load::JsonlPromptOptions options;
+      options.seed = seed_;
+      options.default_output_len = output;
+      if (!options.default_output_len) {
+        PH_ASSIGN_OR_RETURN(options.default_output_len, load::parse_length_distribution(output_len_));
+      }
+      return load::read_jsonl_prompts(dataset_, options).with_context("--dataset");
+    }
+    replay = true;
+    load::TraceOptions options;
+    options.seed = seed_;
+    options.token_ids = token_ids_;
+    return load::read_arrival_trace(dataset_, options).with_context("--dataset");
+  }
+  bool output_len_explicit() const { return output_len_option_ != nullptr && output_len_option_->count() > 0; }
+
+  static nlohmann::ordered_json client_json(const load::ClientHealth& h) {
+    const auto hist = [](const core::LogHistogram& x) {
+      nlohmann::ordered_json j = {{"count", x.total_count()}};
+      if (x.total_count() == 0) return j;
+      for (const auto& [name, q] : {std::pair{"p50_s", 50.0}, {"p90_s", 90.0}, {"p99_s", 99.0}, {"p999_s", 99.9}}) {
+        j[name] = static_cast<double>(x.value_at_percentile(q)) / 1e9;
+      }
+      j["max_s"] = static_cast<double>(x.max()) / 1e9;
+      j["method"] = "histogram (nearest rank, 3 digits)";
+      return j;
+    };
+    return {{"wall_s", h.wall_s},
+            {"cpu_s", h.cpu_s},
+            {"cpu_ratio", h.cpu_ratio},
+            {"loop_lag", hist(h.loop_lag_ns)},
+            {"dispatch_lag", hist(h.dispatch_lag_ns)},
+            {"emit_to_receive", hist(h.emit_delay_ns)},
+            {"connections_opened", h.connections_opened},
+            {"stale_connection_retries", h.stale_connection_retries},
+            {"max_in_flight", h.max_in_flight}};
+  }
+
+  static std::string render_text(const load::LoadSummary& s, const load::ClientHealth& h, const load::Validity& validity,
+                                 const std::vector<load::SloTermVerdict>& verdicts, const load::RunOutcome& outcome,
+                                 bool open_loop, const load::ClientOptions& client, const std::string& load_description) {
+    std::string out;
+    out += fmt::format("perfhound load: {} measured requests ({} completed, {} failed; {} warm-up discarded) in {}\n",
+                       s.completed + s.failed, s.completed, s.failed, s.warmup_discarded, seconds(s.window_s));
+    out += fmt::format("  {} -> {}, model '{}'\n", load_description, client.url.text, client.request.model);
+    out += fmt::format("result: {}{}\n", validity.valid ? "VALID" : "INVALID",
+                       outcome.interrupted ? fmt::format(" (partial: {})", outcome.stop_reason) : "");
+    for (const auto& r : validity.reasons) out += fmt::format("  {}; {}\n", r.what, r.remedy);
+    out += "\n";
+    report::TableWriter table({{"metric", report::Align::kLeft}, {"count"}, {"p50"}, {"p90"}, {"p95"}, {"p99"}, {"max"},
+                               {"mean"}, {"stddev"}});
+    const auto row = [&](std::string name, const load::SampleSummary& t) {
+      if (t.count == 0) return;
+      table.add_row({std::move(name), fmt::format("{}", t.count), seconds(t.p50), seconds(t.p90), seconds(t.p95),
+                     seconds(t.p99), seconds(t.max), seconds(t.mean), seconds(t.stddev)});
+    };
+    const load::StartLatencies& main = open_loop ? s.from_intended : s.from_sent;
+    const std::string from = open_loop ? " (from intended send)" : "";
+    row("TTFT" + from, main.ttft_s);
+    if (open_loop) row("TTFT (from actual send)", s.from_sent.ttft_s);
+    row("TPOT", main.tpot_s);
+    row("ITL (per chunk, pooled)", s.itl_s);
+    row("ITL (mean per request)", main.mean_itl_s);
+    row("NTPOT (E2E / output tokens)", main.ntpot_s);
+    row("E2E" + from, main.e2e_s);
+    if (open_loop) row("E2E (from actual send)", s.from_sent.e2e_s);
+    if (open_loop) row("schedule lag (sent - intended)", s.schedule_lag_s);
+    out += table.render();
+    out += fmt::format("\nthroughput: {:.2f} req/s, {:.1f} output tok/s, {:.1f} total tok/s; output tokens from {}\n",
+                       s.requests_per_s, s.output_tokens_per_s, s.total_tokens_per_s,
+                       load::token_source_name(s.output_token_source));
+    if (s.goodput_defined) {
+      out += fmt::format("goodput: {:.2f} req/s ({} of completed met the SLO)\n", s.goodput_per_s,
+                         core::format_percent(s.goodput_ratio));
+    }
+    if (s.failed > 0) {
+      out += "errors:";
+      for (const auto& e : s.errors) out += fmt::format(" {} {} (e.g. {});", load::error_kind_name(e.kind), e.count, e.first_message);
+      out += "\n";
+    }
+    const auto p99 = [](const core::LogHistogram& x) {
+      return x.total_count() > 0 ? core::format_duration_ns(static_cast<double>(x.value_at_percentile(99))) : "-";
+    };
+    out += fmt::format("client: CPU {} of one core, event-loop lag p99 {}", core::format_percent(h.cpu_ratio), p99(h.loop_lag_ns));
+    if (open_loop) out += fmt::format(", dispatch lag p99 {}", p99(h.dispatch_lag_ns));
+    if (h.emit_delay_ns.total_count() > 0) out += fmt::format(", server emit -> receive p99 {}", p99(h.emit_delay_ns));
+    out += fmt::format(", {} connections opened, {} in flight at most\n", h.connections_opened, h.max_in_flight);
+    for (const auto& v : verdicts) {
+      out += fmt::format("SLO p{} {} <= {}: observed {} ({} of {} over) -> {}", core::format_number(v.term.percentile),
+                         load::metric_name(v.term.metric), seconds(v.term.threshold_s), seconds(v.observed_s), v.over,
+                         v.n, v.met ? "met" : "NOT met");
+      if (v.confidence_asked) {
+        out += v.holds_at_confidence
+                   ? fmt::format("; holds at {} confidence", core::format_percent(v.confidence))
+                   : v.more_requests_needed > 0
+                         ? fmt::format("; not yet at {} confidence ({} more requests at this over-rate)",
+                                       core::format_percent(v.confidence), v.more_requests_needed)
+                         : fmt::format("; cannot hold at {} confidence at this over-rate", core::format_percent(v.confidence));
+      }
+      out += "\n";
+    }
+    return out;
+  }
+
+  static std::string render_compat(const std::vector<load::CompatMetric>& metrics, const std::string& tool) {
+    std::string out = fmt::format("\nas {} names and defines them:\n", tool);
+    for (const auto& m : metrics) {
+      out += fmt::format("  {} ({}):", m.name, m.unit);
+      for (const auto& [stat, value] : m.stats) out += fmt::format(" {} {}", stat, core::format_number(value));
+      out += "\n";
+    }
+    return out;
+  }
+
+  SimFlags sim_;
+  OutputOptions output_;
+  CLI::Option* output_len_option_ = nullptr;
+  std::string url_, endpoint_ = "chat", model_, api_key_env_, timeout_ = "600s", max_tokens_field_ = "max_tokens";
+  std::string extra_body_, input_len_ = "1024", output_len_ = "128", dataset_, dataset_format_, arrival_ = "poisson";
+  std::string ramp_up_, duration_, warmup_ = "10", records_, slo_, compat_;
+  std::vector<std::string> headers_;
+  bool insecure_ = false, ignore_eos_ = false, no_usage_ = false, emit_timestamps_ = false, token_ids_ = false, quiet_ = false;
+  std::uint64_t seed_ = 0;
+  std::optional<std::int64_t> concurrency_;
+  std::optional<double> rate_;
+  std::optional<std::uint64_t> requests_;
+  std::optional<double> confidence_;
+  double burstiness_ = 1.0, trace_speedup_ = 1.0;
+  std::int64_t max_concurrency_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_load_command() { return std::make_unique<LoadCommand>(); }
+
+}  // namespace perfhound::cli

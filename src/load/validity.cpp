@@ -1,0 +1,47 @@
+#include "load/validity.h"
+
+#include <fmt/format.h>
+
+#include "core/units.h"
+
+namespace perfhound::load {
+namespace {
+
+constexpr std::string_view kClientRemedy =
+    "lower the load per client process, give the client an idle core, or spread it over MPI ranks";
+
+std::string duration(double s) { return core::format_duration_ns(s * 1e9); }
+
+}  // namespace
+
+Validity evaluate_validity(const ValidityInputs& in) {
+  Validity v;
+  const auto client_limited = [&](std::string what) {
+    v.valid = false;
+    v.client_limited = true;
+    v.reasons.push_back({std::move(what), std::string(kClientRemedy)});
+  };
+  if (in.open_loop && in.dispatch_lag_p99_s > kMaxDispatchLagP99S) {
+    client_limited(fmt::format("client-limited: dispatch lag p99 {} > {}", duration(in.dispatch_lag_p99_s),
+                               duration(kMaxDispatchLagP99S)));
+  }
+  if (in.loop_lag_p99_s > kMaxLoopLagP99S) {
+    client_limited(fmt::format("client-limited: event-loop lag p99 {} > {}", duration(in.loop_lag_p99_s),
+                               duration(kMaxLoopLagP99S)));
+  }
+  if (in.client_cpu_ratio > kMaxClientCpuRatio) {
+    client_limited(fmt::format("client-limited: the client used {} of its core (> {})",
+                               core::format_percent(in.client_cpu_ratio), core::format_percent(kMaxClientCpuRatio)));
+  }
+  if (in.emit_delay_measured && in.emit_delay_p99_s > kMaxEmitDelayP99S) {
+    client_limited(fmt::format("client-limited: server emit -> client receive p99 {} > {}",
+                               duration(in.emit_delay_p99_s), duration(kMaxEmitDelayP99S)));
+  }
+  if (in.completed == 0) {
+    v.valid = false;
+    v.reasons.push_back({"no measured request completed", "check the errors by kind and the target URL"});
+  }
+  return v;
+}
+
+}  // namespace perfhound::load

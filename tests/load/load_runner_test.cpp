@@ -1,0 +1,318 @@
+// The load client end to end over loopback against perfhound serve in-process, with the deterministic
+// FixedStepEngine (one token per request per step), so every count is known: real sockets, chunked encoding,
+// SSE, keep-alive, faults. Timing is asserted only where it is a bound by construction, never as a speed.
+#include "load/load_runner.h"
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <csignal>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "load/length_distribution.h"
+#include "load/request_latencies.h"
+#include "load/workload.h"
+#include "serve/http_server.h"
+#include "serve/token_engine.h"
+
+namespace perfhound::load {
+namespace {
+
+using ::testing::HasSubstr;
+
+class RunningServer {
+ public:
+  explicit RunningServer(serve::FaultConfig faults = {}, double step_s = 1e-3) {
+    serve::ServerConfig config;
+    config.port = 0;
+    config.model_name = "test-model";
+    config.faults = faults;
+    config.handle_signals = false;  // SIGINT is the client's (the interrupt test raises it)
+    auto server = serve::HttpServer::create(config, std::make_unique<serve::FixedStepEngine>(step_s));
+    EXPECT_TRUE(server.ok()) << server.error().message;
+    server_ = std::move(server).value();
+    thread_ = std::thread([this] { server_->run(); });
+  }
+  ~RunningServer() {
+    server_->stop();
+    thread_.join();
+  }
+  std::uint16_t port() const { return server_->port(); }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port()); }
+
+  // GET path over a fresh connection; the body.
+  std::string get(const std::string& path) const {
+    namespace net = boost::asio;
+    namespace http = boost::beast::http;
+    net::io_context ioc;
+    net::ip::tcp::socket socket(ioc);
+    socket.connect({net::ip::make_address("127.0.0.1"), port()});
+    http::request<http::empty_body> req{http::verb::get, path, 11};
+    req.set(http::field::host, "127.0.0.1");
+    http::write(socket, req);
+    boost::beast::flat_buffer buffer;
+    http::response<http::string_body> res;
+    http::read(socket, buffer, res);
+    return res.body();
+  }
+
+ private:
+  std::unique_ptr<serve::HttpServer> server_;
+  std::thread thread_;
+};
+
+class CollectingSink final : public RecordSink {
+ public:
+  void on_record(RequestRecord&& record) override { records.push_back(std::move(record)); }
+  std::vector<RequestRecord> records;
+};
+
+ClientOptions client_for(const std::string& url) {
+  ClientOptions client;
+  auto parsed = parse_target_url(url);
+  EXPECT_TRUE(parsed.ok());
+  client.url = *parsed;
+  client.request.model = "test-model";
+  client.timeout_ns = 20'000'000'000;
+  return client;
+}
+
+std::unique_ptr<Workload> fixed_workload(std::int64_t input, std::int64_t output) {
+  return make_synthetic_workload(LengthDistribution::fixed(input), LengthDistribution::fixed(output), 7, false);
+}
+
+// Every index from 0 to n-1 exactly once.
+void expect_each_index_once(const std::vector<RequestRecord>& records, std::size_t n) {
+  std::set<std::uint64_t> seen;
+  for (const auto& r : records) EXPECT_TRUE(seen.insert(r.index).second) << "index " << r.index << " twice";
+  ASSERT_EQ(seen.size(), n);
+  EXPECT_EQ(*seen.rbegin(), n - 1);
+}
+
+TEST(LoadRunner, ClosedLoopCompletesEveryRequestWithItsTokensOverKeptAliveConnections) {
+  RunningServer server;
+  ClientOptions client = client_for(server.url());
+  RunPlan plan;
+  plan.mode = LoadMode::kClosedLoop;
+  plan.concurrency = 4;
+  plan.warmup_requests = 2;
+  plan.measured_requests = 20;
+  const auto workload = fixed_workload(16, 8);
+  CollectingSink sink;
+  auto outcome = run_load(client, plan, *workload, sink);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(outcome->issued, 22u);
+  EXPECT_EQ(outcome->records, 22u);
+  expect_each_index_once(sink.records, 22);
+  for (const auto& r : sink.records) {
+    EXPECT_TRUE(r.ok()) << error_kind_name(r.error) << ": " << r.error_message;
+    EXPECT_EQ(r.warmup, r.index < 2);
+    EXPECT_EQ(r.http_status, 200);
+    EXPECT_EQ(r.content_chunks(), 8);          // one chunk per token from the fixed-step engine
+    EXPECT_EQ(r.usage_completion_tokens, 8);   // include_usage was asked for
+    EXPECT_EQ(r.usage_prompt_tokens, 16 + 4);  // the chat template's 4 tokens per message (docs/simulator.md)
+    EXPECT_EQ(r.input_tokens, 16);
+    EXPECT_EQ(r.intended_ns, r.sent_ns);       // closed loop: sent when the slot frees
+    EXPECT_LE(r.sent_ns, r.first_byte_ns);
+    EXPECT_LE(r.first_byte_ns, r.first_token_ns);
+    EXPECT_LE(r.chunk_ns.back(), r.end_ns);
+    EXPECT_TRUE(std::is_sorted(r.chunk_ns.begin(), r.chunk_ns.end()));
+    // 8 engine steps of 1 ms at least separate send and end.
+    EXPECT_GE(r.end_ns - r.sent_ns, 8'000'000);
+  }
+  // Keep-alive: one connection per concurrent slot, never one per request.
+  EXPECT_EQ(outcome->health.connections_opened, 4);
+  EXPECT_EQ(outcome->health.max_in_flight, 4);
+  EXPECT_GT(outcome->health.loop_lag_ns.total_count(), 0);
+}
+
+TEST(LoadRunner, OpenLoopSendsOnScheduleAndMeasuresTheServersEmitDelay) {
+  RunningServer server;
+  ClientOptions client = client_for(server.url());
+  client.request.emit_timestamps = true;
+  RunPlan plan;
+  plan.mode = LoadMode::kOpenLoop;
+  plan.intended_ns = [](std::uint64_t i) { return static_cast<std::int64_t>(i) * 5'000'000; };  // 200 req/s constant
+  plan.measured_requests = 30;
+  const auto workload = fixed_workload(8, 4);
+  CollectingSink sink;
+  auto outcome = run_load(client, plan, *workload, sink);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_EQ(sink.records.size(), 30u);
+  for (const auto& r : sink.records) {
+    ASSERT_TRUE(r.ok()) << r.error_message;
+    EXPECT_EQ(r.intended_ns, static_cast<std::int64_t>(r.index) * 5'000'000);
+    EXPECT_GE(r.sent_ns, r.intended_ns);  // never early
+  }
+  EXPECT_EQ(outcome->health.dispatch_lag_ns.total_count(), 30);
+  EXPECT_GT(outcome->health.emit_delay_ns.total_count(), 0);
+  EXPECT_GE(outcome->health.emit_delay_ns.min(), 0);  // one steady clock: a chunk is never received before it is sent
+}
+
+TEST(LoadRunner, MaxConcurrencyHoldsArrivalsBackAndCountsTheWaitAsScheduleLag) {
+  RunningServer server;
+  ClientOptions client = client_for(server.url());
+  RunPlan plan;
+  plan.mode = LoadMode::kOpenLoop;
+  plan.intended_ns = [](std::uint64_t) { return std::int64_t{0}; };  // all at once
+  plan.max_concurrency = 2;
+  plan.measured_requests = 6;
+  const auto workload = fixed_workload(8, 10);  // 10 steps of 1 ms each
+  CollectingSink sink;
+  auto outcome = run_load(client, plan, *workload, sink);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->health.max_in_flight, 2);
+  ASSERT_EQ(sink.records.size(), 6u);
+  std::vector<std::int64_t> lags;
+  for (const auto& r : sink.records) lags.push_back(r.sent_ns - r.intended_ns);
+  std::sort(lags.begin(), lags.end());
+  // The 5th and 6th wait for two requests ahead of them (>= 2 x 10 ms of steps).
+  EXPECT_GE(lags[5], 20'000'000);
+}
+
+TEST(LoadRunner, EveryFaultIsARecordWithItsKindAndTheFailuresMatchTheServersCount) {
+  serve::FaultConfig faults;
+  faults.status_429 = 0.1;
+  faults.status_503 = 0.1;
+  faults.reset = 0.1;
+  faults.malformed = 0.1;
+  faults.overlong = 0.1;
+  faults.seed = 3;
+  RunningServer server(faults);
+  ClientOptions client = client_for(server.url());
+  client.max_event_bytes = 64 * 1024;  // the server's overlong line is 1 MiB
+  RunPlan plan;
+  plan.mode = LoadMode::kClosedLoop;
+  plan.concurrency = 8;
+  plan.measured_requests = 300;
+  const auto workload = fixed_workload(8, 6);
+  CollectingSink sink;
+  auto outcome = run_load(client, plan, *workload, sink);
+  ASSERT_TRUE(outcome.ok());
+  expect_each_index_once(sink.records, 300);
+  std::map<std::string, int> kinds;
+  std::map<int, int> statuses;
+  for (const auto& r : sink.records) {
+    ++kinds[std::string(error_kind_name(r.error))];
+    if (r.error == ErrorKind::kHttpStatus) {
+      ++statuses[r.http_status];
+      EXPECT_THAT(r.error_message, HasSubstr("HTTP "));
+    }
+    if (!r.ok()) {
+      EXPECT_FALSE(r.error_message.empty());
+    }
+  }
+  for (const char* kind : {"none", "http-status", "reset", "malformed", "overlong"}) {
+    EXPECT_GT(kinds[kind], 0) << kind;
+  }
+  EXPECT_EQ(kinds.size(), 5u) << "only the injected kinds occur";
+  EXPECT_GT(statuses[429], 0);
+  EXPECT_GT(statuses[503], 0);
+  // The server counts what it injected; the client must see exactly as many failures.
+  const std::string metrics = server.get("/metrics");
+  const std::string name = "\nperfhound:injected_faults_total{model_name=\"test-model\"} ";
+  const std::size_t at = metrics.find(name);
+  ASSERT_NE(at, std::string::npos) << metrics;
+  const int injected = static_cast<int>(std::stod(metrics.substr(at + name.size())));
+  EXPECT_EQ(300 - kinds["none"], injected);
+}
+
+TEST(LoadRunner, AStalledStreamHitsTheTimeoutAndTheRunEndsOnTime) {
+  serve::FaultConfig faults;
+  faults.stall = 1.0;
+  faults.stall_ms = 30'000;
+  RunningServer server(faults);
+  ClientOptions client = client_for(server.url());
+  client.timeout_ns = 300'000'000;
+  RunPlan plan;
+  plan.concurrency = 2;
+  plan.measured_requests = 2;
+  const auto workload = fixed_workload(8, 20);
+  CollectingSink sink;
+  auto outcome = run_load(client, plan, *workload, sink);
+  ASSERT_TRUE(outcome.ok());
+  ASSERT_EQ(sink.records.size(), 2u);
+  for (const auto& r : sink.records) {
+    EXPECT_EQ(r.error, ErrorKind::kTimeout) << r.error_message;
+    EXPECT_GT(r.content_chunks(), 0);  // what arrived before the stall is kept
+  }
+  EXPECT_LT(outcome->health.wall_s, 5.0);
+}
+
+TEST(LoadRunner, ConnectionRefusedIsRecordedPerRequestAndTheRunGoesOn) {
+  std::uint16_t closed_port = 0;
+  {  // a port that was free a moment ago and has no listener now
+    boost::asio::io_context ioc;
+    boost::asio::ip::tcp::acceptor a(ioc, {boost::asio::ip::make_address("127.0.0.1"), 0});
+    closed_port = a.local_endpoint().port();
+  }
+  ClientOptions client = client_for("http://127.0.0.1:" + std::to_string(closed_port));
+  RunPlan plan;
+  plan.concurrency = 2;
+  plan.measured_requests = 5;
+  const auto workload = fixed_workload(8, 4);
+  CollectingSink sink;
+  auto outcome = run_load(client, plan, *workload, sink);
+  ASSERT_TRUE(outcome.ok());
+  ASSERT_EQ(sink.records.size(), 5u);
+  for (const auto& r : sink.records) {
+    EXPECT_EQ(r.error, ErrorKind::kConnect) << r.error_message;
+    EXPECT_THAT(r.error_message, HasSubstr(std::to_string(closed_port)));
+  }
+}
+
+TEST(LoadRunner, SigintEndsTheRunWithEveryIssuedRequestRecordedAndMarksItPartial) {
+  RunningServer server(serve::FaultConfig{}, 5e-3);
+  ClientOptions client = client_for(server.url());
+  RunPlan plan;
+  plan.concurrency = 4;
+  plan.measured_requests = 100000;
+  const auto workload = fixed_workload(8, 50);  // 250 ms per request
+  struct InterruptingSink final : RecordSink {
+    void on_record(RequestRecord&& r) override {
+      records.push_back(std::move(r));
+      if (records.size() == 6) std::raise(SIGINT);
+    }
+    std::vector<RequestRecord> records;
+  } sink;
+  auto outcome = run_load(client, plan, *workload, sink);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->interrupted);
+  EXPECT_THAT(outcome->stop_reason, HasSubstr("SIGINT"));
+  EXPECT_EQ(outcome->records, outcome->issued);
+  EXPECT_EQ(sink.records.size(), outcome->issued);
+  // Requests that ended between the raise and its handling completed; the rest were in flight: cancelled,
+  // and recorded all the same.
+  int cancelled = 0;
+  for (const auto& r : sink.records) {
+    EXPECT_TRUE(r.ok() || r.error == ErrorKind::kCancelled) << error_kind_name(r.error) << ": " << r.error_message;
+    cancelled += r.error == ErrorKind::kCancelled;
+  }
+  EXPECT_GE(cancelled, 1);
+  EXPECT_LT(outcome->issued, 40u);
+}
+
+TEST(LoadRunner, FetchFirstModelReadsTheModelList) {
+  RunningServer server;
+  auto model = fetch_first_model(client_for(server.url()));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  EXPECT_EQ(*model, "test-model");
+}
+
+TEST(LoadRunner, APlanWithNothingToEndItIsAnError) {
+  RunPlan plan;
+  plan.concurrency = 1;
+  const auto workload = fixed_workload(8, 4);
+  CollectingSink sink;
+  auto outcome = run_load(client_for("http://127.0.0.1:1"), plan, *workload, sink);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_THAT(outcome.error().message, HasSubstr("--requests or --duration"));
+}
+
+}  // namespace
+}  // namespace perfhound::load

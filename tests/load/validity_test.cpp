@@ -1,0 +1,66 @@
+#include "load/validity.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace perfhound::load {
+namespace {
+
+using ::testing::HasSubstr;
+
+ValidityInputs healthy() {
+  ValidityInputs in;
+  in.open_loop = true;
+  in.dispatch_lag_p99_s = 50e-6;
+  in.loop_lag_p99_s = 100e-6;
+  in.client_cpu_ratio = 0.3;
+  in.emit_delay_measured = true;
+  in.emit_delay_p99_s = 80e-6;
+  in.completed = 100;
+  return in;
+}
+
+TEST(Validity, AHealthyClientIsValid) {
+  const Validity v = evaluate_validity(healthy());
+  EXPECT_TRUE(v.valid);
+  EXPECT_FALSE(v.client_limited);
+  EXPECT_TRUE(v.reasons.empty());
+}
+
+TEST(Validity, EachClientLimitMakesTheRunInvalidWithItsNumbers) {
+  ValidityInputs in = healthy();
+  in.dispatch_lag_p99_s = 3.2e-3;
+  Validity v = evaluate_validity(in);
+  EXPECT_FALSE(v.valid);
+  EXPECT_TRUE(v.client_limited);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_THAT(v.reasons[0].what, HasSubstr("dispatch lag p99 3.20 ms > 1.00 ms"));
+  EXPECT_THAT(v.reasons[0].remedy, HasSubstr("MPI"));
+
+  in = healthy();
+  in.open_loop = false;
+  in.dispatch_lag_p99_s = 1.0;  // closed loop has no schedule to lag behind
+  EXPECT_TRUE(evaluate_validity(in).valid);
+
+  in = healthy();
+  in.loop_lag_p99_s = 6e-3;
+  EXPECT_THAT(evaluate_validity(in).reasons.at(0).what, HasSubstr("event-loop lag"));
+  in = healthy();
+  in.client_cpu_ratio = 0.95;
+  EXPECT_THAT(evaluate_validity(in).reasons.at(0).what, HasSubstr("95.0%"));
+  in = healthy();
+  in.emit_delay_p99_s = 2e-3;
+  EXPECT_THAT(evaluate_validity(in).reasons.at(0).what, HasSubstr("emit -> client receive"));
+}
+
+TEST(Validity, NothingCompletedIsInvalidButNotClientLimited) {
+  ValidityInputs in = healthy();
+  in.completed = 0;
+  const Validity v = evaluate_validity(in);
+  EXPECT_FALSE(v.valid);
+  EXPECT_FALSE(v.client_limited);
+  EXPECT_THAT(v.reasons.at(0).what, HasSubstr("no measured request completed"));
+}
+
+}  // namespace
+}  // namespace perfhound::load
