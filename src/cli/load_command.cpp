@@ -286,6 +286,11 @@ class LoadCommand final : public Command {
       PH_ASSIGN_OR_RETURN(embedded, serve::HttpServer::create(sim.config, std::move(sim.engine)));
       PH_ASSIGN_OR_RETURN(client.url, load::parse_target_url(fmt::format("http://127.0.0.1:{}", embedded->port())));
       target_description = fmt::format("embedded perfhound serve ({}; time scale {})", sim.description, sim.config.time_scale);
+      if (sim.config.time_scale != 1.0) {
+        conditions.set("time_scale_note", fmt::format("the simulator runs {}x real time: every latency here is wall "
+                                                      "clock, so simulated latencies are {}x these",
+                                                      sim.config.time_scale, sim.config.time_scale));
+      }
       embedded_thread = std::thread([&embedded] { embedded->run(); });
       emit_timestamps_ = true;
     } else {
@@ -365,6 +370,7 @@ class LoadCommand final : public Command {
     vin.client_cpu_ratio = health.cpu_ratio;
     vin.emit_delay_measured = health.emit_delay_ns.total_count() > 0;
     vin.emit_delay_p99_s = p99_s(health.emit_delay_ns);
+    vin.ttft_p50_s = summary.latencies(start).ttft_s.p50;
     vin.completed = summary.completed;
     const load::Validity validity = load::evaluate_validity(vin);
     std::vector<load::SloTermVerdict> verdicts;
@@ -414,7 +420,7 @@ class LoadCommand final : public Command {
     }
     if (compat) result["compat"] = load::to_json(*compat, load::compat_view(summary, *compat));
     if (!records_.empty()) result["records_file"] = records_;
-    const auto document = report::make_json_document("perfhound.load", conditions, result, core::diagnostics_to_json(diagnostics));
+    const auto document = report::make_json_document("load", conditions, result, core::diagnostics_to_json(diagnostics));
     std::string text = render_text(summary, health, validity, verdicts, outcome, open_loop, client, load_description);
     if (compat) text += render_compat(load::compat_view(summary, *compat), compat_);
     text += conditions_block(conditions);

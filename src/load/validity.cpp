@@ -1,5 +1,7 @@
 #include "load/validity.h"
 
+#include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "core/units.h"
@@ -21,21 +23,23 @@ Validity evaluate_validity(const ValidityInputs& in) {
     v.client_limited = true;
     v.reasons.push_back({std::move(what), std::string(kClientRemedy)});
   };
-  if (in.open_loop && in.dispatch_lag_p99_s > kMaxDispatchLagP99S) {
+  const double share = std::isfinite(in.ttft_p50_s) ? kMaxClientDelayShareOfTtft * in.ttft_p50_s : 0.0;
+  const auto limit = [&](double floor) { return std::max(floor, share); };
+  if (in.open_loop && in.dispatch_lag_p99_s > limit(kMaxDispatchLagP99S)) {
     client_limited(fmt::format("client-limited: dispatch lag p99 {} > {}", duration(in.dispatch_lag_p99_s),
-                               duration(kMaxDispatchLagP99S)));
+                               duration(limit(kMaxDispatchLagP99S))));
   }
-  if (in.loop_lag_p99_s > kMaxLoopLagP99S) {
+  if (in.loop_lag_p99_s > limit(kMaxLoopLagP99S)) {
     client_limited(fmt::format("client-limited: event-loop lag p99 {} > {}", duration(in.loop_lag_p99_s),
-                               duration(kMaxLoopLagP99S)));
+                               duration(limit(kMaxLoopLagP99S))));
   }
   if (in.client_cpu_ratio > kMaxClientCpuRatio) {
     client_limited(fmt::format("client-limited: the client used {} of its core (> {})",
                                core::format_percent(in.client_cpu_ratio), core::format_percent(kMaxClientCpuRatio)));
   }
-  if (in.emit_delay_measured && in.emit_delay_p99_s > kMaxEmitDelayP99S) {
+  if (in.emit_delay_measured && in.emit_delay_p99_s > limit(kMaxEmitDelayP99S)) {
     client_limited(fmt::format("client-limited: server emit -> client receive p99 {} > {}",
-                               duration(in.emit_delay_p99_s), duration(kMaxEmitDelayP99S)));
+                               duration(in.emit_delay_p99_s), duration(limit(kMaxEmitDelayP99S))));
   }
   if (in.completed == 0) {
     v.valid = false;

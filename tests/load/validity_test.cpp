@@ -53,6 +53,23 @@ TEST(Validity, EachClientLimitMakesTheRunInvalidWithItsNumbers) {
   EXPECT_THAT(evaluate_validity(in).reasons.at(0).what, HasSubstr("emit -> client receive"));
 }
 
+TEST(Validity, TheLimitsGrowToATenthOfTheMedianTtft) {
+  ValidityInputs in = healthy();
+  in.ttft_p50_s = 0.5;             // limit(1 ms) = 50 ms, limit(5 ms) = 50 ms
+  in.dispatch_lag_p99_s = 40e-3;   // 8% of the TTFT: the server's latency still dominates
+  in.emit_delay_p99_s = 40e-3;
+  in.loop_lag_p99_s = 40e-3;
+  EXPECT_TRUE(evaluate_validity(in).valid);
+  in.dispatch_lag_p99_s = 60e-3;   // 12%
+  const Validity v = evaluate_validity(in);
+  EXPECT_FALSE(v.valid);
+  EXPECT_THAT(v.reasons.at(0).what, HasSubstr("dispatch lag p99 60.0 ms > 50.0 ms"));
+  in = healthy();
+  in.ttft_p50_s = 2e-3;            // 10% is 200 us: the 1 ms floor holds
+  in.emit_delay_p99_s = 1.5e-3;
+  EXPECT_FALSE(evaluate_validity(in).valid);
+}
+
 TEST(Validity, NothingCompletedIsInvalidButNotClientLimited) {
   ValidityInputs in = healthy();
   in.completed = 0;

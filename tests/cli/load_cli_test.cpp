@@ -1,0 +1,97 @@
+// perfhound load end to end through the CLI against its embedded perfhound serve (fixed-step engine: one
+// token per request per step, so counts are known): the result document, the records file, the SLO gate's
+// exit code, and one-line usage errors with exit 2.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_runner.h"
+
+namespace perfhound::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<std::string> fast_run(std::vector<std::string> extra) {
+  std::vector<std::string> args = {"load", "--sim-fixed-step-time", "200us", "--concurrency", "4", "--requests", "12",
+                                   "--warmup", "3", "--input-len", "16", "--output-len", "6", "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TEST(LoadCli, WritesTheResultDocumentAndARecordPerRequest) {
+  const std::string records = "/tmp/perfhound_load_cli_" + std::to_string(getpid()) + ".jsonl";
+  const CliRun r = run(fast_run({"--records", records, "--json", "--slo", "ttft=10s,tpot=1s"}));
+  // The exit code may be 1 only if the client was judged limited on a busy test machine; the figures hold.
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["kind"], "perfhound.load");
+  EXPECT_EQ(doc["conditions"]["parameters"]["load"], "closed loop, concurrency 4");
+  const auto& s = doc["result"]["summary"];
+  EXPECT_EQ(s["requests"]["total"], 15);
+  EXPECT_EQ(s["requests"]["warmup_discarded"], 3);
+  EXPECT_EQ(s["requests"]["completed"], 12);
+  EXPECT_EQ(s["throughput"]["total_output_tokens"], 12 * 6);
+  EXPECT_EQ(s["latency"]["from_sent"]["ttft"]["count"], 12);
+  EXPECT_EQ(s["itl"]["count"], 12 * 5);  // 5 gaps between 6 chunks
+  EXPECT_TRUE(doc["result"]["slo_gate"]["passed"]);
+  EXPECT_FALSE(doc["result"]["partial"]);
+
+  std::ifstream in(records);
+  std::string line;
+  std::vector<nlohmann::json> lines;
+  while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line));
+  std::remove(records.c_str());
+  ASSERT_EQ(lines.size(), 1u + 15u);  // the header, then one line per request, warm-up included
+  EXPECT_EQ(lines[0]["kind"], "perfhound.load.records");
+  int warmups = 0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i]["error"], "none");
+    EXPECT_EQ(lines[i]["chunk_ns"].size(), 6u);
+    warmups += lines[i]["warmup"].get<bool>();
+  }
+  EXPECT_EQ(warmups, 3);
+}
+
+TEST(LoadCli, AnSloTheRunMissesExitsOne) {
+  const CliRun r = run(fast_run({"--slo", "ttft=1us"}));
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("SLO p99 ttft <= 1.00 us"));
+  EXPECT_THAT(r.out, HasSubstr("NOT met"));
+}
+
+TEST(LoadCli, CompatPrintsThePeersNames) {
+  const CliRun r = run(fast_run({"--compat", "genai-perf"}));
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("as genai-perf names and defines them"));
+  EXPECT_THAT(r.out, HasSubstr("inter_token_latency"));
+}
+
+TEST(LoadCli, BadInputIsOneLineAndExitTwo) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"load", "--concurrency", "4", "--rate", "2"}, "--concurrency and --rate"},
+      {{"load", "--url", "ftp://x"}, "--url"},
+      {{"load", "--input-len", "normal:5"}, "--input-len"},
+      {{"load", "--slo", "ttft=fast"}, "--slo"},
+      {{"load", "--warmup", "5q"}, "--warmup"},
+      {{"load", "--compat", "locust"}, "--compat"},
+      {{"load", "--extra-body", "[1]"}, "--extra-body"},
+      {{"load", "--header", "NoColon"}, "--header"},
+      {{"load", "--api-key-env", "PERFHOUND_TEST_SURELY_UNSET_VARIABLE"}, "is not set"},
+      {{"load", "--dataset", "/nonexistent/file.jsonl"}, "--dataset"},
+      {{"load", "--records", "/tmp/x.txt", "--sim-fixed-step-time", "1ms", "--requests", "1"}, "--records"},
+  };
+  for (const auto& [args, expected] : cases) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << args[1] << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(expected)) << args[1];
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace perfhound::cli
