@@ -6,8 +6,11 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/asio/ssl.hpp>
 
 #include <csignal>
+#include <filesystem>
+#include <unistd.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <map>
@@ -24,6 +27,10 @@ namespace perfhound::load {
 namespace {
 
 using ::testing::HasSubstr;
+namespace net = boost::asio;
+namespace ssl = net::ssl;
+namespace beast = boost::beast;
+using tcp = net::ip::tcp;
 
 class RunningServer {
  public:
@@ -295,6 +302,104 @@ TEST(LoadRunner, SigintEndsTheRunWithEveryIssuedRequestRecordedAndMarksItPartial
   }
   EXPECT_GE(cancelled, 1);
   EXPECT_LT(outcome->issued, 40u);
+}
+
+
+// A TLS front for a plain server, as a TLS-terminating proxy would be: a self-signed certificate made with
+// the openssl command line, each accepted connection handshaken and then piped both ways to the backend.
+class TlsFront {
+ public:
+  TlsFront(std::uint16_t backend_port, const std::string& dir) : backend_port_(backend_port), ctx_(ssl::context::tls_server) {
+    const std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -keyout " + dir +
+                            "/key.pem -out " + dir + "/cert.pem > /dev/null 2>&1";
+    ok_ = std::system(cmd.c_str()) == 0;
+    if (!ok_) return;
+    ctx_.use_certificate_chain_file(dir + "/cert.pem");
+    ctx_.use_private_key_file(dir + "/key.pem", ssl::context::pem);
+    acceptor_.open(tcp::v4());
+    acceptor_.bind({net::ip::make_address("127.0.0.1"), 0});
+    acceptor_.listen();
+    net::co_spawn(ioc_, accept_loop(), net::detached);
+    thread_ = std::thread([this] { ioc_.run(); });
+  }
+  ~TlsFront() {
+    ioc_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+  bool ok() const { return ok_; }
+  std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  template <class From, class To>
+  static net::awaitable<void> pipe(From& from, To& to) {
+    std::array<char, 16384> buf{};
+    boost::system::error_code ec;
+    for (;;) {
+      const std::size_t n = co_await from.async_read_some(net::buffer(buf), net::redirect_error(net::use_awaitable, ec));
+      if (ec) break;
+      co_await net::async_write(to, net::buffer(buf.data(), n), net::redirect_error(net::use_awaitable, ec));
+      if (ec) break;
+    }
+    boost::system::error_code ignored;
+    beast::get_lowest_layer(to).shutdown(tcp::socket::shutdown_send, ignored);
+  }
+  net::awaitable<void> serve(tcp::socket socket) {
+    auto tls = std::make_shared<ssl::stream<tcp::socket>>(std::move(socket), ctx_);
+    boost::system::error_code ec;
+    co_await tls->async_handshake(ssl::stream_base::server, net::redirect_error(net::use_awaitable, ec));
+    if (ec) co_return;
+    auto backend = std::make_shared<tcp::socket>(ioc_);
+    co_await backend->async_connect({net::ip::make_address("127.0.0.1"), backend_port_},
+                                    net::redirect_error(net::use_awaitable, ec));
+    if (ec) co_return;
+    net::co_spawn(ioc_, [tls, backend]() -> net::awaitable<void> { co_await pipe(*tls, *backend); }, net::detached);
+    co_await pipe(*backend, *tls);
+  }
+  net::awaitable<void> accept_loop() {
+    for (;;) {
+      boost::system::error_code ec;
+      tcp::socket s = co_await acceptor_.async_accept(net::redirect_error(net::use_awaitable, ec));
+      if (ec) co_return;
+      net::co_spawn(ioc_, serve(std::move(s)), net::detached);
+    }
+  }
+
+  std::uint16_t backend_port_;
+  net::io_context ioc_;
+  ssl::context ctx_;
+  tcp::acceptor acceptor_{ioc_};
+  std::thread thread_;
+  bool ok_ = false;
+};
+
+TEST(LoadRunner, StreamsOverTlsAndRefusesAnUnverifiedCertificate) {
+  RunningServer server;
+  const std::string dir = "/tmp/perfhound_tls_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  TlsFront front(server.port(), dir);
+  if (!front.ok()) GTEST_SKIP() << "the openssl command is not available to make a certificate";
+  ClientOptions client = client_for("https://localhost:" + std::to_string(front.port()));
+  RunPlan plan;
+  plan.concurrency = 2;
+  plan.measured_requests = 6;
+  const auto workload = fixed_workload(8, 5);
+
+  CollectingSink verified;  // the self-signed certificate is not in the system's CA store
+  ASSERT_TRUE(run_load(client, plan, *workload, verified).ok());
+  ASSERT_EQ(verified.records.size(), 6u);
+  for (const auto& r : verified.records) EXPECT_EQ(r.error, ErrorKind::kTls) << r.error_message;
+
+  client.verify_tls = false;  // --insecure
+  CollectingSink insecure;
+  auto outcome = run_load(client, plan, *workload, insecure);
+  ASSERT_TRUE(outcome.ok());
+  ASSERT_EQ(insecure.records.size(), 6u);
+  for (const auto& r : insecure.records) {
+    EXPECT_TRUE(r.ok()) << error_kind_name(r.error) << ": " << r.error_message;
+    EXPECT_EQ(r.content_chunks(), 5);
+  }
+  EXPECT_EQ(outcome->health.connections_opened, 2);  // kept alive over TLS too
+  std::filesystem::remove_all(dir);
 }
 
 TEST(LoadRunner, FetchFirstModelReadsTheModelList) {
