@@ -28,7 +28,9 @@ void expect_error(const core::Result<std::unique_ptr<Workload>>& r, std::string_
 
 // A ShareGPT conversation whose turns have exactly these approximate token counts.
 nlohmann::json conversation(std::int64_t prompt_tokens, std::int64_t reply_tokens, std::uint64_t salt) {
-  return {{"id", "c" + std::to_string(salt)},
+  std::string id = "c";  // appended, not "c" + to_string(): g++ 12 warns falsely (-Wrestrict) on the latter
+  id += std::to_string(salt);
+  return {{"id", id},
           {"conversations",
            {{{"from", "human"}, {"value", synthetic_prompt(1, salt, prompt_tokens)}},
             {{"from", "gpt"}, {"value", synthetic_prompt(2, salt, reply_tokens)}}}}};
