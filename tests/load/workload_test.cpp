@@ -80,7 +80,8 @@ TEST(SyntheticPrompt, DrawsWordsUniformly) {
   std::vector<int> counts(256, 0);
   std::int64_t total = 0;
   for (std::uint64_t i = 0; i < 1000; ++i) {
-    for (auto w : split_words(synthetic_prompt(8, i, 1000))) {
+    const std::string prompt = synthetic_prompt(8, i, 1000);  // outlives the views split_words returns
+    for (auto w : split_words(prompt)) {
       ++counts[static_cast<std::size_t>(std::find(vocab.begin(), vocab.end(), w) - vocab.begin())];
       ++total;
     }
