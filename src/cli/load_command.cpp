@@ -254,7 +254,7 @@ class LoadCommand final : public Command {
       open.burstiness = burstiness_;
       open.ramp_up_ns = ramp_ns;
       open.seed = seed_;
-      PH_ASSIGN_OR_RETURN(schedule, load::ArrivalSchedule::create(open).with_context("--rate"));
+      PH_ASSIGN_OR_RETURN(schedule, load::ArrivalSchedule::create(open));  // its errors name the flag
       plan.mode = load::LoadMode::kOpenLoop;
       // The runner asks for arrivals 0, 1, 2, ... in order: a cursor walks the process in O(1) each.
       cursor = load::make_open_loop_cursor(*schedule);
