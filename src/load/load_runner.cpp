@@ -56,6 +56,21 @@ void raise_descriptor_limit() {
   }
 }
 
+// The client TLS context of an https URL (nullptr for http): the system's CA store and host-name
+// verification, or no verification with --insecure.
+std::unique_ptr<ssl::context> make_tls_context(const ClientOptions& client) {
+  if (!client.url.tls) return nullptr;
+  auto tls = std::make_unique<ssl::context>(ssl::context::tls_client);
+  if (client.verify_tls) {
+    tls->set_default_verify_paths();
+    tls->set_verify_mode(ssl::verify_peer);
+    tls->set_verify_callback(ssl::host_name_verification(client.url.host));
+  } else {
+    tls->set_verify_mode(ssl::verify_none);
+  }
+  return tls;
+}
+
 using PlainStream = beast::tcp_stream;
 using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
@@ -125,16 +140,7 @@ class Runner {
       : client_(client), plan_(plan), workload_(workload), sink_(sink), resolver_(ioc_), dispatch_timer_(ioc_),
         slot_timer_(ioc_), drain_timer_(ioc_), signals_(ioc_, SIGINT, SIGTERM), decoder_() {
     slot_timer_.expires_at(Clock::time_point::max());
-    if (client_.url.tls) {
-      tls_ = std::make_unique<ssl::context>(ssl::context::tls_client);
-      if (client_.verify_tls) {
-        tls_->set_default_verify_paths();
-        tls_->set_verify_mode(ssl::verify_peer);
-        tls_->set_verify_callback(ssl::host_name_verification(client_.url.host));
-      } else {
-        tls_->set_verify_mode(ssl::verify_none);
-      }
-    }
+    tls_ = make_tls_context(client_);
   }
 
   RunOutcome run() {
@@ -539,15 +545,7 @@ core::Result<std::string> fetch_first_model(const ClientOptions& client) {
     tcp::resolver resolver(ioc);
     auto endpoints = co_await resolver.async_resolve(client.url.host, client.url.port, net::redirect_error(net::use_awaitable, ec));
     if (ec) co_return fail(ec.message());
-    std::unique_ptr<ssl::context> tls;
-    if (client.url.tls) {
-      tls = std::make_unique<ssl::context>(ssl::context::tls_client);
-      if (client.verify_tls) {
-        tls->set_default_verify_paths();
-        tls->set_verify_mode(ssl::verify_peer);
-        tls->set_verify_callback(ssl::host_name_verification(client.url.host));
-      }
-    }
+    const std::unique_ptr<ssl::context> tls = make_tls_context(client);
     Connection c(ioc, tls.get());
     c.lowest().expires_after(std::chrono::seconds(30));
     co_await c.lowest().async_connect(endpoints, net::redirect_error(net::use_awaitable, ec));

@@ -1,4 +1,5 @@
 #include "load/record_io.h"
+#include "core/json_type_name.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -79,19 +80,6 @@ std::string json_string(const std::string& s) {
 
 // ---- reading
 
-const char* type_name(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "an integer";
-    case json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
-  }
-}
 
 Result<const json*> field(const json& obj, const char* name) {
   const auto it = obj.find(name);
@@ -100,7 +88,7 @@ Result<const json*> field(const json& obj, const char* name) {
 }
 
 Status to_int64(const json& v, std::string_view name, std::int64_t& out) {
-  if (!v.is_number_integer()) return Error{fmt::format("field '{}' must be an integer, got {}", name, type_name(v))};
+  if (!v.is_number_integer()) return Error{fmt::format("field '{}' must be an integer, got {}", name, core::json_type_name(v))};
   if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
     return Error{fmt::format("field '{}' is out of range: {}", name, v.dump())};
   }
@@ -114,7 +102,7 @@ Status read_int64(const json& obj, const char* name, std::int64_t& out) {
 }
 
 Status read_record(const json& obj, RequestRecord& r) {
-  if (!obj.is_object()) return Error{fmt::format("expected a JSON object, got {}", type_name(obj))};
+  if (!obj.is_object()) return Error{fmt::format("expected a JSON object, got {}", core::json_type_name(obj))};
 
   PH_ASSIGN_OR_RETURN(const json* index, field(obj, "index"));
   if (!index->is_number_unsigned()) {
@@ -123,7 +111,9 @@ Status read_record(const json& obj, RequestRecord& r) {
   r.index = index->get<std::uint64_t>();
 
   PH_ASSIGN_OR_RETURN(const json* warmup, field(obj, "warmup"));
-  if (!warmup->is_boolean()) return Error{fmt::format("field 'warmup' must be true or false, got {}", type_name(*warmup))};
+  if (!warmup->is_boolean()) {
+    return Error{fmt::format("field 'warmup' must be true or false, got {}", core::json_type_name(*warmup))};
+  }
   r.warmup = warmup->get<bool>();
 
   PH_TRY(read_int64(obj, "intended_ns", r.intended_ns));
@@ -138,14 +128,14 @@ Status read_record(const json& obj, RequestRecord& r) {
   r.http_status = static_cast<int>(status);
 
   PH_ASSIGN_OR_RETURN(const json* error, field(obj, "error"));
-  if (!error->is_string()) return Error{fmt::format("field 'error' must be a string, got {}", type_name(*error))};
+  if (!error->is_string()) return Error{fmt::format("field 'error' must be a string, got {}", core::json_type_name(*error))};
   if (!parse_error_kind(error->get_ref<const std::string&>(), r.error)) {
     return Error{fmt::format("field 'error': unknown error kind {}", error->dump())};
   }
   r.error_message.clear();
   if (const auto it = obj.find("error_message"); it != obj.end()) {
     if (!it->is_string()) {
-      return Error{fmt::format("field 'error_message' must be a string, got {}", type_name(*it))};
+      return Error{fmt::format("field 'error_message' must be a string, got {}", core::json_type_name(*it))};
     }
     r.error_message = it->get<std::string>();
   }
@@ -158,7 +148,7 @@ Status read_record(const json& obj, RequestRecord& r) {
 
   PH_ASSIGN_OR_RETURN(const json* chunks, field(obj, "chunk_ns"));
   if (!chunks->is_array()) {
-    return Error{fmt::format("field 'chunk_ns' must be an array of integers, got {}", type_name(*chunks))};
+    return Error{fmt::format("field 'chunk_ns' must be an array of integers, got {}", core::json_type_name(*chunks))};
   }
   r.chunk_ns.resize(chunks->size());
   for (std::size_t i = 0; i < chunks->size(); ++i) {

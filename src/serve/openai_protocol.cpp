@@ -6,6 +6,7 @@
 // other chunks will also include a usage field, but with a null value." vLLM extensions (ignore_eos,
 // prompt_token_ids): https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html
 #include "serve/openai_protocol.h"
+#include "core/json_type_name.h"
 
 #include <iterator>
 #include <string>
@@ -101,22 +102,9 @@ std::string quote_value(const json& v) {
   return s;
 }
 
-const char* type_name(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "an integer";
-    case json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
-  }
-}
 
 std::string wrong_type(std::string_view param, std::string_view expected, const json& v) {
-  return fmt::format("'{}' must be {}, got {} ({})", param, expected, type_name(v), quote_value(v));
+  return fmt::format("'{}' must be {}, got {} ({})", param, expected, core::json_type_name(v), quote_value(v));
 }
 
 // The field if present and not null, else nullptr.
@@ -198,7 +186,7 @@ bool count_prompt(const json& prompt, std::int64_t& tokens, FieldError& err) {
     for (std::size_t i = 0; i < prompt.size(); ++i) {
       if (!prompt[i].is_string()) {
         err = {fmt::format("'prompt[{}]' must be a string like the first element, got {} ({})", i,
-                           type_name(prompt[i]), quote_value(prompt[i])),
+                           core::json_type_name(prompt[i]), quote_value(prompt[i])),
                fmt::format("prompt[{}]", i)};
         return false;
       }
@@ -220,7 +208,7 @@ bool count_prompt(const json& prompt, std::int64_t& tokens, FieldError& err) {
   if (is_integer(head)) return count_token_ids(prompt, "prompt", tokens, err);
   err = {fmt::format("'prompt[0]' must be a string, a token id or an array of token ids ('prompt' is {}), got {} "
                      "({})",
-                     kPromptForms, type_name(head), quote_value(head)),
+                     kPromptForms, core::json_type_name(head), quote_value(head)),
          "prompt[0]"};
   return false;
 }
@@ -350,7 +338,7 @@ ParseResult parse_request(std::string_view body, Endpoint endpoint) {
     return fail(400, "", fmt::format("request body is not valid JSON (byte {}): {}", e.byte, what));
   }
   if (!doc.is_object()) {
-    return fail(400, "", fmt::format("request body must be a JSON object, got {}", type_name(doc)));
+    return fail(400, "", fmt::format("request body must be a JSON object, got {}", core::json_type_name(doc)));
   }
 
   ParseResult r;
