@@ -77,7 +77,8 @@ class RecordSink {
 struct ClientHealth {
   double wall_s = 0;
   double cpu_s = 0;           // the client thread's user + system CPU time (getrusage RUSAGE_THREAD)
-  double cpu_ratio = 0;       // cpu_s / wall_s: near 1 means the one client core was saturated
+  double cpu_ratio = 0;       // (cpu_s - dispatch_spin_s) / wall_s: near 1 means the one client core was saturated
+  double dispatch_spin_s = 0;  // open loop: wall time spent yielding just before intended send times
   core::LogHistogram loop_lag_ns{3'600'000'000'000, 3};      // lateness of a 10 ms ticker
   core::LogHistogram dispatch_lag_ns{3'600'000'000'000, 3};  // sent - max(intended, slot free): open loop
   core::LogHistogram emit_delay_ns{3'600'000'000'000, 3};    // receive - server emit (perfhound serve only)

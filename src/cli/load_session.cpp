@@ -1,0 +1,588 @@
+#include "cli/load_session.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <ostream>
+#include <thread>
+
+#include "cli/output.h"
+#include "core/log_histogram.h"
+#include "core/units.h"
+#include "load/compat_view.h"
+#include "load/dataset_readers.h"
+#include "load/length_distribution.h"
+#include "load/load_metrics.h"
+#include "load/load_runner.h"
+#include "load/record_io.h"
+#include "load/schedule.h"
+#include "load/slo.h"
+#include "load/validity.h"
+#include "load/workload.h"
+#include "report/json_document.h"
+#include "report/table_writer.h"
+#include "serve/http_server.h"
+
+namespace perfhound::cli {
+namespace {
+
+std::string seconds(double s) { return std::isfinite(s) ? core::format_duration_ns(s * 1e9) : "-"; }
+
+// One SLO gate term's observations: every measured request counts; failures count as over the threshold.
+struct GateCounter {
+  load::SloTerm term;
+  core::LogHistogram values{3'600'000'000'000, 3};
+  std::int64_t n = 0, over = 0;
+};
+
+// Where finished records go: the records file (as they finish), the trackers, the live progress line.
+class CommandSink final : public load::RecordSink {
+ public:
+  CommandSink(load::LoadMetricsTracker& tracker, load::RecordWriter* writer, std::vector<GateCounter>& gates,
+              load::LatencyStart start, std::ostream* progress, std::uint64_t planned)
+      : tracker_(tracker), writer_(writer), gates_(gates), start_(start), progress_(progress), planned_(planned) {}
+
+  void on_record(load::RequestRecord&& record) override {
+    if (writer_ != nullptr && write_error_.empty()) {
+      const core::Status written = writer_->write(record);
+      if (!written.ok()) write_error_ = written.error().message;
+    }
+    if (!record.warmup) {
+      const load::RequestLatencies l = load::compute_latencies(record, start_);
+      if (record.ok()) live_ttft_.record(static_cast<std::int64_t>(l.ttft_s * 1e9));
+      for (GateCounter& g : gates_) {
+        ++g.n;
+        const double v = load::metric_value(l, g.term.metric);
+        if (!record.ok() || v > g.term.threshold_s) ++g.over;
+        if (record.ok() && std::isfinite(v)) g.values.record(static_cast<std::int64_t>(v * 1e9));
+      }
+    }
+    tracker_.add(record);
+  }
+
+  void on_progress(const load::Progress& p) override {
+    if (progress_ == nullptr) return;
+    const std::string total = planned_ > 0 ? fmt::format("/{}", planned_) : "";
+    *progress_ << fmt::format("\r\033[K  {:.0f} s  {}{} done  {:.1f} req/s  p50 TTFT {}  errors {}  in flight {}",
+                              p.elapsed_s, p.finished, total, p.elapsed_s > 0 ? p.finished / p.elapsed_s : 0.0,
+                              live_ttft_.total_count() > 0
+                                  ? core::format_duration_ns(static_cast<double>(live_ttft_.value_at_percentile(50)))
+                                  : "-",
+                              p.failed, p.in_flight)
+               << std::flush;
+  }
+  void end_progress() {
+    if (progress_ != nullptr) *progress_ << "\r\033[K" << std::flush;
+  }
+  const std::string& write_error() const { return write_error_; }
+
+ private:
+  load::LoadMetricsTracker& tracker_;
+  load::RecordWriter* writer_;
+  std::vector<GateCounter>& gates_;
+  load::LatencyStart start_;
+  std::ostream* progress_;
+  std::uint64_t planned_;
+  core::LogHistogram live_ttft_{3'600'000'000'000, 3};
+  std::string write_error_;
+};
+
+// "10" requests or "5s" of time.
+core::Status parse_warmup(std::string_view text, std::uint64_t& requests, std::int64_t& ns) {
+  if (text.empty()) return core::Error{"--warmup: empty (use a request count like 10 or a time like 5s)"};
+  if (std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    requests = std::stoull(std::string(text));
+    return core::Status::success();
+  }
+  auto parsed = core::parse_duration_ns(text);
+  if (!parsed.ok()) {
+    return core::Error{fmt::format("--warmup: cannot parse '{}' (use a request count like 10 or a time like 5s)", text)};
+  }
+  ns = *parsed;
+  return core::Status::success();
+}
+
+core::Result<std::unique_ptr<load::Workload>> open_dataset(const LoadFlags& f, bool& replay) {
+  std::string format = f.dataset_format;
+  if (format.empty()) {
+    if (f.dataset.ends_with(".csv")) {
+      format = "trace";
+    } else if (f.dataset.ends_with(".jsonl") || f.dataset.ends_with(".ndjson")) {
+      format = "jsonl";
+    } else if (f.dataset.ends_with(".json")) {
+      format = "sharegpt";
+    } else {
+      return core::Error{fmt::format("--dataset '{}': cannot tell the format from the name; give --dataset-format", f.dataset)};
+    }
+  }
+  std::optional<load::LengthDistribution> output;
+  if (f.output_len_option != nullptr && f.output_len_option->count() > 0) {
+    PH_ASSIGN_OR_RETURN(output, load::parse_length_distribution(f.output_len).with_context("--output-len"));
+  }
+  if (format == "sharegpt") {
+    load::ShareGptOptions options;
+    options.seed = f.seed;
+    options.output_len = output;
+    return load::read_sharegpt(f.dataset, options).with_context("--dataset");
+  }
+  if (format == "jsonl") {
+    load::JsonlPromptOptions options;
+    options.seed = f.seed;
+    options.default_output_len = output;
+    if (!options.default_output_len) {
+      PH_ASSIGN_OR_RETURN(options.default_output_len, load::parse_length_distribution(f.output_len));
+    }
+    return load::read_jsonl_prompts(f.dataset, options).with_context("--dataset");
+  }
+  replay = true;
+  load::TraceOptions options;
+  options.seed = f.seed;
+  options.token_ids = f.token_ids;
+  return load::read_arrival_trace(f.dataset, options).with_context("--dataset");
+}
+
+nlohmann::ordered_json client_json(const load::ClientHealth& h) {
+  const auto hist = [](const core::LogHistogram& x) {
+    nlohmann::ordered_json j = {{"count", x.total_count()}};
+    if (x.total_count() == 0) return j;
+    for (const auto& [name, q] : {std::pair{"p50_s", 50.0}, {"p90_s", 90.0}, {"p99_s", 99.0}, {"p999_s", 99.9}}) {
+      j[name] = static_cast<double>(x.value_at_percentile(q)) / 1e9;
+    }
+    j["max_s"] = static_cast<double>(x.max()) / 1e9;
+    j["method"] = "histogram (nearest rank, 3 digits)";
+    return j;
+  };
+  return {{"wall_s", h.wall_s},
+          {"cpu_s", h.cpu_s},
+          {"cpu_ratio", h.cpu_ratio},
+          {"dispatch_spin_s", h.dispatch_spin_s},
+          {"loop_lag", hist(h.loop_lag_ns)},
+          {"dispatch_lag", hist(h.dispatch_lag_ns)},
+          {"emit_to_receive", hist(h.emit_delay_ns)},
+          {"connections_opened", h.connections_opened},
+          {"stale_connection_retries", h.stale_connection_retries},
+          {"max_in_flight", h.max_in_flight}};
+}
+
+std::string render_text(const load::LoadSummary& s, const load::ClientHealth& h, const load::Validity& validity,
+                               const std::vector<load::SloTermVerdict>& verdicts, const load::RunOutcome& outcome,
+                               bool open_loop, const load::ClientOptions& client, const std::string& load_description) {
+  std::string out;
+  out += fmt::format("perfhound load: {} measured requests ({} completed, {} failed; {} warm-up discarded) in {}\n",
+                     s.completed + s.failed, s.completed, s.failed, s.warmup_discarded, seconds(s.window_s));
+  out += fmt::format("  {} -> {}, model '{}'\n", load_description, client.url.text, client.request.model);
+  out += fmt::format("result: {}{}\n", validity.valid ? "VALID" : "INVALID",
+                     outcome.interrupted ? fmt::format(" (partial: {})", outcome.stop_reason) : "");
+  for (const auto& r : validity.reasons) out += fmt::format("  {}; {}\n", r.what, r.remedy);
+  out += "\n";
+  report::TableWriter table({{"metric", report::Align::kLeft}, {"count"}, {"p50"}, {"p90"}, {"p95"}, {"p99"}, {"max"},
+                             {"mean"}, {"stddev"}});
+  const auto row = [&](std::string name, const load::SampleSummary& t) {
+    if (t.count == 0) return;
+    table.add_row({std::move(name), fmt::format("{}", t.count), seconds(t.p50), seconds(t.p90), seconds(t.p95),
+                   seconds(t.p99), seconds(t.max), seconds(t.mean), seconds(t.stddev)});
+  };
+  const load::StartLatencies& main = open_loop ? s.from_intended : s.from_sent;
+  const std::string from = open_loop ? " (from intended send)" : "";
+  row("TTFT" + from, main.ttft_s);
+  if (open_loop) row("TTFT (from actual send)", s.from_sent.ttft_s);
+  row("TPOT", main.tpot_s);
+  row("ITL (per chunk, pooled)", s.itl_s);
+  row("ITL (mean per request)", main.mean_itl_s);
+  row("NTPOT (E2E / output tokens)", main.ntpot_s);
+  row("E2E" + from, main.e2e_s);
+  if (open_loop) row("E2E (from actual send)", s.from_sent.e2e_s);
+  if (open_loop) row("schedule lag (sent - intended)", s.schedule_lag_s);
+  out += table.render();
+  out += fmt::format("\nthroughput: {:.2f} req/s, {:.1f} output tok/s, {:.1f} total tok/s; output tokens from {}\n",
+                     s.requests_per_s, s.output_tokens_per_s, s.total_tokens_per_s,
+                     load::token_source_name(s.output_token_source));
+  if (s.goodput_defined) {
+    out += fmt::format("goodput: {:.2f} req/s ({} of completed met the SLO)\n", s.goodput_per_s,
+                       core::format_percent(s.goodput_ratio));
+  }
+  if (s.failed > 0) {
+    out += "errors:";
+    for (const auto& e : s.errors) out += fmt::format(" {} {} (e.g. {});", load::error_kind_name(e.kind), e.count, e.first_message);
+    out += "\n";
+  }
+  const auto p99 = [](const core::LogHistogram& x) {
+    return x.total_count() > 0 ? core::format_duration_ns(static_cast<double>(x.value_at_percentile(99))) : "-";
+  };
+  out += fmt::format("client: CPU {} of one core, event-loop lag p99 {}", core::format_percent(h.cpu_ratio), p99(h.loop_lag_ns));
+  if (open_loop) out += fmt::format(", dispatch lag p99 {}", p99(h.dispatch_lag_ns));
+  if (h.emit_delay_ns.total_count() > 0) out += fmt::format(", server emit -> receive p99 {}", p99(h.emit_delay_ns));
+  out += fmt::format(", {} connections opened, {} in flight at most\n", h.connections_opened, h.max_in_flight);
+  for (const auto& v : verdicts) {
+    out += fmt::format("SLO p{} {} <= {}: observed {} ({} of {} over) -> {}", core::format_number(v.term.percentile),
+                       load::metric_name(v.term.metric), seconds(v.term.threshold_s), seconds(v.observed_s), v.over,
+                       v.n, v.met ? "met" : "NOT met");
+    if (v.confidence_asked) {
+      out += v.holds_at_confidence
+                 ? fmt::format("; holds at {} confidence", core::format_percent(v.confidence))
+                 : v.more_requests_needed > 0
+                       ? fmt::format("; not yet at {} confidence ({} more requests at this over-rate)",
+                                     core::format_percent(v.confidence), v.more_requests_needed)
+                       : fmt::format("; cannot hold at {} confidence at this over-rate", core::format_percent(v.confidence));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_compat(const std::vector<load::CompatMetric>& metrics, const std::string& tool) {
+  std::string out = fmt::format("\nas {} names and defines them:\n", tool);
+  for (const auto& m : metrics) {
+    out += fmt::format("  {} ({}):", m.name, m.unit);
+    for (const auto& [stat, value] : m.stats) out += fmt::format(" {} {}", stat, core::format_number(value));
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+void LoadFlags::add_to(CLI::App& app) {
+  // Target
+  app.add_option("--url", url, "Base URL of the server (http or https); none: an embedded perfhound serve");
+  app.add_option("--endpoint", endpoint, "API: chat (/v1/chat/completions) or completions (/v1/completions)")
+      ->default_val("chat");
+  app.add_option("--model", model, "Model name to request (default: the first of GET /v1/models)");
+  app.add_option("--api-key-env", api_key_env, "Name of the environment variable holding the API key (sent as Bearer)");
+  app.add_option("--header", headers, "Extra request header 'Name: value' (repeatable)");
+  app.add_option("--timeout", timeout, "Per-request timeout, from send to the end of the stream")->default_val("600s");
+  app.add_flag("--insecure", insecure, "Do not verify the server's TLS certificate (self-signed test servers)");
+  app.add_flag("--ignore-eos", ignore_eos, "Ask for exactly max_tokens (vLLM / SGLang ignore_eos extension)");
+  app.add_flag("--no-usage", no_usage, "Do not ask for stream_options.include_usage (count chunks instead)");
+  app.add_option("--max-tokens-field", max_tokens_field, "Chat field for the output length: max_tokens or max_completion_tokens")
+      ->check(CLI::IsMember({"max_tokens", "max_completion_tokens"}))
+      ->default_val("max_tokens");
+  app.add_option("--extra-body", extra_body, "JSON object merged into every request body, e.g. '{\"temperature\":0}'");
+  app.add_flag("--emit-timestamps", emit_timestamps, "Ask perfhound serve for its send time per chunk (measures the "
+                                                     "client's receive delay; on by default for the embedded server)");
+  // Workload
+  app.add_option("--input-len", input_len, "Prompt tokens: N, uniform:LO,HI, normal:MEAN,SD, lognormal:MEDIAN,SIGMA, hist:FILE")
+      ->default_val("1024");
+  output_len_option =
+      app.add_option("--output-len", output_len, "Output tokens (max_tokens), same forms as --input-len")->default_val("128");
+  app.add_option("--dataset", dataset, "Prompts from a file instead: ShareGPT JSON, JSONL {prompt, max_tokens}, or an "
+                                       "arrival trace (CSV / JSONL of timestamp, input and output length)");
+  app.add_option("--dataset-format", dataset_format, "sharegpt, jsonl or trace (default: from the file)")
+      ->check(CLI::IsMember({"sharegpt", "jsonl", "trace"}));
+  app.add_flag("--prompt-token-ids", token_ids, "Send prompts as token ids (completions endpoint; exact input lengths)");
+  app.add_option("--seed", seed, "Seed of every random choice (lengths, prompts, arrivals)")->default_val(0);
+  // Load shape (the level itself is the command's: --concurrency / --rate)
+  app.add_option("--arrival", arrival, "Open-loop inter-arrivals: poisson, gamma or constant")->default_val("poisson");
+  app.add_option("--burstiness", burstiness, "Gamma shape (vLLM's --burstiness): 1 Poisson, < 1 burstier, > 1 steadier")
+      ->default_val(1.0);
+  app.add_option("--max-concurrency", max_concurrency, "Open loop: in flight at most (later arrivals wait; counted as schedule lag)")
+      ->default_val(0);
+  app.add_option("--ramp-up", ramp_up, "Ramp the load up over this long (open loop: the rate rises linearly; closed "
+                                       "loop: workers start spread over it)");
+  app.add_option("--trace-speedup", trace_speedup, "Arrival-trace replay: play the trace this many times faster")->default_val(1.0);
+  app.add_option("--requests", requests, "Measured requests to send (after warm-up; default 100 unless --duration)");
+  app.add_option("--duration", duration, "Send for this long after warm-up, e.g. 60s");
+  app.add_option("--warmup", warmup, "Warm-up discarded from the figures: a request count (10) or a time (5s)")->default_val("10");
+  // Results
+  app.add_option("--slo", slo, "SLO for goodput and the gate: METRIC=THRESHOLD[@pQ],... e.g. ttft=500ms,tpot=50ms@p95 (gate at p99 by default)");
+  app.add_option("--confidence", confidence, "Judge each SLO term at this confidence (binomial bound, as MLPerf early stopping)")
+      ->check(CLI::Range(0.5, 0.999999));
+  app.add_option("--compat", compat, "Also print the summary under another tool's names: vllm, genai-perf, aiperf, guidellm");
+  sim.add_to(app, "--sim-");
+}
+
+struct LoadSession::State {
+  std::string command;  // "load" or "sweep", for the line each run starts with
+  LoadFlags flags;
+  core::Conditions conditions;
+  load::ClientOptions client;
+  load::ApiEndpoint endpoint = load::ApiEndpoint::kChat;
+  std::int64_t timeout_ns = 0, duration_ns = 0, ramp_ns = 0, warmup_ns = 0;
+  std::uint64_t warmup_requests = 0;
+  load::Slo slo;
+  std::optional<load::CompatTool> compat;
+  bool replay = false;
+  nlohmann::ordered_json workload_description;  // Workload::describe()
+  std::unique_ptr<serve::HttpServer> embedded;
+  std::thread embedded_thread;
+
+  ~State() {
+    if (embedded) embedded->stop();
+    if (embedded_thread.joinable()) embedded_thread.join();
+  }
+
+  core::Result<std::unique_ptr<load::Workload>> make_workload() {
+    if (!flags.dataset.empty()) return open_dataset(flags, replay);
+    PH_ASSIGN_OR_RETURN(auto input, load::parse_length_distribution(flags.input_len).with_context("--input-len"));
+    PH_ASSIGN_OR_RETURN(auto output, load::parse_length_distribution(flags.output_len).with_context("--output-len"));
+    return load::make_synthetic_workload(std::move(input), std::move(output), flags.seed, flags.token_ids);
+  }
+};
+
+LoadSession::LoadSession(std::unique_ptr<State> state) : state_(std::move(state)) {}
+LoadSession::~LoadSession() = default;
+const core::Conditions& LoadSession::conditions() const { return state_->conditions; }
+const load::Slo& LoadSession::slo() const { return state_->slo; }
+
+core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view command, const LoadFlags& flags,
+                                                             const Context& context) {
+  auto s = std::make_unique<State>();
+  s->command = command;
+  s->flags = flags;
+  LoadFlags& f = s->flags;
+  s->conditions = core::Conditions::capture(context.argc, context.argv);
+  PH_ASSIGN_OR_RETURN(s->endpoint, load::parse_api_endpoint(f.endpoint).with_context("--endpoint"));
+  PH_ASSIGN_OR_RETURN(s->timeout_ns, core::parse_duration_ns(f.timeout).with_context("--timeout"));
+  if (s->timeout_ns <= 0) return core::Error{"--timeout: must be positive"};
+  PH_TRY(parse_warmup(f.warmup, s->warmup_requests, s->warmup_ns));
+  if (!f.duration.empty()) {
+    PH_ASSIGN_OR_RETURN(s->duration_ns, core::parse_duration_ns(f.duration).with_context("--duration"));
+    if (s->duration_ns <= 0) return core::Error{"--duration: must be positive"};
+  }
+  if (!f.ramp_up.empty()) {
+    PH_ASSIGN_OR_RETURN(s->ramp_ns, core::parse_duration_ns(f.ramp_up).with_context("--ramp-up"));
+  }
+  if (f.requests && *f.requests < 1) return core::Error{"--requests: must be at least 1"};
+  if (!(f.trace_speedup > 0)) return core::Error{fmt::format("--trace-speedup: must be positive, got {}", f.trace_speedup)};
+  if (f.max_concurrency < 0) return core::Error{"--max-concurrency: must be >= 0"};
+  if (!f.slo.empty()) {
+    PH_ASSIGN_OR_RETURN(s->slo, load::parse_slo(f.slo).with_context("--slo"));
+  }
+  if (f.confidence && s->slo.empty()) return core::Error{"--confidence: needs --slo (the bound is about an SLO term)"};
+  if (!f.compat.empty()) {
+    PH_ASSIGN_OR_RETURN(s->compat, load::parse_compat_tool(f.compat).with_context("--compat"));
+  }
+  load::ClientOptions& client = s->client;
+  nlohmann::json extra_body = nlohmann::json::object();
+  if (!f.extra_body.empty()) {
+    extra_body = nlohmann::json::parse(f.extra_body, nullptr, false);
+    if (extra_body.is_discarded() || !extra_body.is_object()) {
+      return core::Error{fmt::format("--extra-body: '{}' is not a JSON object", f.extra_body)};
+    }
+  }
+  for (const std::string& h : f.headers) {
+    PH_ASSIGN_OR_RETURN(auto header, load::parse_header(h).with_context("--header"));
+    client.headers.push_back(std::move(header));
+  }
+  if (!f.api_key_env.empty()) {
+    const char* key = std::getenv(f.api_key_env.c_str());
+    if (key == nullptr || *key == '\0') {
+      return core::Error{fmt::format("--api-key-env: the environment variable {} is not set", f.api_key_env)};
+    }
+    client.api_key = key;
+  }
+  // The workload is opened once here so a bad dataset fails before any target is started.
+  PH_ASSIGN_OR_RETURN(const auto workload, s->make_workload());
+  s->workload_description = workload->describe();
+  if (f.token_ids && s->endpoint != load::ApiEndpoint::kCompletions) {
+    return core::Error{"--prompt-token-ids: token ids need --endpoint completions"};
+  }
+
+  // The target: the URL, or the embedded simulator on a free loopback port.
+  std::string target_description;
+  if (f.url.empty()) {
+    PH_ASSIGN_OR_RETURN(SimulatedServer sim, f.sim.build());
+    sim.config.address = "127.0.0.1";
+    sim.config.port = 0;
+    sim.config.handle_signals = false;
+    PH_ASSIGN_OR_RETURN(s->embedded, serve::HttpServer::create(sim.config, std::move(sim.engine)));
+    PH_ASSIGN_OR_RETURN(client.url, load::parse_target_url(fmt::format("http://127.0.0.1:{}", s->embedded->port())));
+    target_description = fmt::format("embedded perfhound serve ({}; time scale {})", sim.description, sim.config.time_scale);
+    if (sim.config.time_scale != 1.0) {
+      s->conditions.set("time_scale_note", fmt::format("the simulator runs {}x real time: every latency here is wall "
+                                                       "clock, so simulated latencies are {}x these",
+                                                       sim.config.time_scale, sim.config.time_scale));
+    }
+    serve::HttpServer* server = s->embedded.get();
+    s->embedded_thread = std::thread([server] { server->run(); });
+    f.emit_timestamps = true;
+  } else {
+    PH_ASSIGN_OR_RETURN(client.url, load::parse_target_url(f.url).with_context("--url"));
+    target_description = client.url.text;
+  }
+  client.timeout_ns = s->timeout_ns;
+  client.verify_tls = !f.insecure;
+  client.request.endpoint = s->endpoint;
+  client.request.include_usage = !f.no_usage;
+  client.request.ignore_eos = f.ignore_eos;
+  client.request.emit_timestamps = f.emit_timestamps;
+  client.request.max_tokens_field = f.max_tokens_field;
+  client.request.extra_body = extra_body;
+  client.request.model = f.model;
+  if (client.request.model.empty()) {
+    PH_ASSIGN_OR_RETURN(client.request.model, load::fetch_first_model(client));
+  }
+
+  core::Conditions& c = s->conditions;
+  c.set("target", target_description);
+  c.set("endpoint", std::string(load::api_endpoint_name(s->endpoint)));
+  c.set("model", client.request.model);
+  c.set("workload", s->workload_description);
+  c.set("seed", f.seed);
+  c.set("warmup_discarded", s->warmup_ns > 0 ? fmt::format("{} s", core::ns_to_seconds(s->warmup_ns))
+                                             : fmt::format("{} requests", s->warmup_requests));
+  c.set("stream_options_include_usage", !f.no_usage);
+  c.set("ignore_eos", f.ignore_eos);
+  c.set("timeout_s", core::ns_to_seconds(s->timeout_ns));
+  if (!s->slo.empty()) c.set("slo", s->slo.to_string());
+  return std::unique_ptr<LoadSession>(new LoadSession(std::move(s)));
+}
+
+core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string& records_path, std::ostream& err,
+                                      bool show_progress) {
+  State& s = *state_;
+  const LoadFlags& f = s.flags;
+  if (level.concurrency && level.rate) return core::Error{"--concurrency and --rate: give one (closed or open loop), not both"};
+  if (level.concurrency && *level.concurrency < 1) {
+    return core::Error{fmt::format("--concurrency: must be at least 1, got {}", *level.concurrency)};
+  }
+  PH_ASSIGN_OR_RETURN(const auto workload, s.make_workload());
+  const bool replay = s.replay;
+
+  // --- plan
+  load::RunPlan plan;
+  plan.warmup_requests = s.warmup_requests;
+  plan.warmup_ns = s.warmup_ns;
+  plan.duration_ns = s.duration_ns;
+  plan.max_concurrency = f.max_concurrency;
+  plan.trace_speedup = f.trace_speedup;
+  plan.measured_requests = f.requests;
+  if (!f.requests && s.duration_ns == 0 && !(replay && !level.rate && !level.concurrency)) plan.measured_requests = 100;
+  std::optional<load::ArrivalSchedule> schedule;
+  std::unique_ptr<load::ArrivalCursor> cursor;
+  std::string load_description;
+  if (level.rate) {
+    PH_ASSIGN_OR_RETURN(const load::ArrivalProcess process, load::parse_arrival_process(f.arrival).with_context("--arrival"));
+    load::OpenLoopConfig open;
+    open.rate_per_s = *level.rate;
+    open.process = process;
+    open.burstiness = f.burstiness;
+    open.ramp_up_ns = s.ramp_ns;
+    open.seed = f.seed;
+    PH_ASSIGN_OR_RETURN(schedule, load::ArrivalSchedule::create(open));  // its errors name the flag
+    plan.mode = load::LoadMode::kOpenLoop;
+    // The runner asks for arrivals 0, 1, 2, ... in order: a cursor walks the process in O(1) each.
+    cursor = load::make_open_loop_cursor(*schedule);
+    plan.intended_ns = [&cursor](std::uint64_t) { return cursor->next()->intended_ns; };
+    load_description = fmt::format("open loop, {} req/s {}", *level.rate, f.arrival);
+    if (process == load::ArrivalProcess::kGamma) load_description += fmt::format(" (burstiness {})", f.burstiness);
+    if (f.max_concurrency > 0) load_description += fmt::format(", max concurrency {}", f.max_concurrency);
+  } else if (replay && !level.concurrency) {
+    plan.mode = load::LoadMode::kTraceReplay;
+    load_description = fmt::format("arrival-trace replay at {}x", f.trace_speedup);
+  } else {
+    plan.mode = load::LoadMode::kClosedLoop;
+    plan.concurrency = level.concurrency.value_or(1);
+    plan.ramp_up_ns = s.ramp_ns;
+    load_description = fmt::format("closed loop, concurrency {}", plan.concurrency);
+  }
+  const bool open_loop = plan.mode != load::LoadMode::kClosedLoop;
+  const load::LatencyStart start = open_loop ? load::LatencyStart::kIntended : load::LatencyStart::kSent;
+  core::Conditions conditions = s.conditions;
+  conditions.set("load", load_description);
+  conditions.set("latency_from", open_loop ? "intended send time" : "actual send time");
+
+  // --- run
+  std::optional<load::RecordWriter> writer;
+  if (!records_path.empty()) {
+    PH_ASSIGN_OR_RETURN(const load::RecordFormat format, load::record_format_for_path(records_path).with_context("--records"));
+    PH_ASSIGN_OR_RETURN(writer, load::RecordWriter::open(records_path, format, conditions.to_json()).with_context("--records"));
+  }
+  const load::Slo& slo = s.slo;
+  load::LoadMetricsTracker tracker(slo.empty() ? load::GoodputPredicate{}
+                                               : [slo](const load::RequestLatencies& l) { return slo.met_by(l); });
+  std::vector<GateCounter> gates;
+  for (const load::SloTerm& term : slo.terms) gates.push_back(GateCounter{term});
+  CommandSink sink(tracker, writer ? &*writer : nullptr, gates, start, show_progress ? &err : nullptr,
+                   plan.measured_requests.value_or(0) + s.warmup_requests);
+  const load::ClientOptions& client = s.client;
+  err << fmt::format("perfhound {}: {} -> {} ({}), model '{}'\n", s.command, load_description, client.url.text,
+                     load::api_endpoint_name(s.endpoint), client.request.model);
+  PH_ASSIGN_OR_RETURN(load::RunOutcome outcome, load::run_load(client, plan, *workload, sink));
+  sink.end_progress();
+  std::string write_problem = sink.write_error();
+  if (writer) {
+    const core::Status closed = writer->close();
+    if (!closed.ok() && write_problem.empty()) write_problem = closed.error().message;
+  }
+
+  // --- figures, validity, gate
+  const load::LoadSummary summary = tracker.summary();
+  const load::ClientHealth& health = outcome.health;
+  const auto p99_s = [](const core::LogHistogram& h) {
+    return h.total_count() > 0 ? static_cast<double>(h.value_at_percentile(99)) / 1e9 : 0.0;
+  };
+  load::ValidityInputs vin;
+  vin.open_loop = open_loop;
+  vin.dispatch_lag_p99_s = p99_s(health.dispatch_lag_ns);
+  vin.loop_lag_p99_s = p99_s(health.loop_lag_ns);
+  vin.client_cpu_ratio = health.cpu_ratio;
+  vin.emit_delay_measured = health.emit_delay_ns.total_count() > 0;
+  vin.emit_delay_p99_s = p99_s(health.emit_delay_ns);
+  vin.ttft_p50_s = summary.latencies(start).ttft_s.p50;
+  vin.completed = summary.completed;
+  const load::Validity validity = load::evaluate_validity(vin);
+  std::vector<load::SloTermVerdict> verdicts;
+  for (const GateCounter& g : gates) {
+    const double observed = g.values.total_count() > 0
+                                ? static_cast<double>(g.values.value_at_percentile(g.term.percentile)) / 1e9
+                                : std::numeric_limits<double>::quiet_NaN();
+    verdicts.push_back(load::evaluate_slo_term(g.term, observed, g.n, g.over, f.confidence));
+  }
+  LoadRun run;
+  run.slo_passed = std::all_of(verdicts.begin(), verdicts.end(), [](const auto& v) { return v.passed(); });
+  run.valid = validity.valid;
+  run.client_limited = validity.client_limited;
+  run.interrupted = outcome.interrupted;
+
+  std::vector<core::Diagnostic>& diagnostics = run.diagnostics;
+  for (const auto& r : validity.reasons) {
+    if (validity.client_limited && r.what.starts_with("client-limited")) {
+      diagnostics.push_back({&core::kClientLimited, r.what});
+    }
+  }
+  if (summary.failed > 0) {
+    diagnostics.push_back({&core::kRequestsFailed, fmt::format("{} of {} measured requests failed", summary.failed,
+                                                               summary.completed + summary.failed)});
+  }
+  if (outcome.interrupted) diagnostics.push_back({&core::kPartialRun, outcome.stop_reason});
+  if (summary.completed > 0 && summary.completed < 100) {
+    diagnostics.push_back({&core::kFewSamplesForTail, fmt::format("p99 from {} completed requests", summary.completed)});
+  }
+  if (summary.output_tokens_from_usage == 0 && summary.completed > 0) {
+    diagnostics.push_back({&core::kTokensCounted, "no request carried a usage block"});
+  }
+  if (s.warmup_requests == 0 && s.warmup_ns == 0) {
+    diagnostics.push_back({&core::kNoWarmupDiscarded, "--warmup 0: connection setup is inside the first requests"});
+  }
+
+  // --- output
+  nlohmann::ordered_json result = nlohmann::ordered_json::object();
+  result["status"] = validity.valid ? "VALID" : "INVALID";
+  result["client_limited"] = validity.client_limited;
+  result["partial"] = outcome.interrupted;
+  result["stop_reason"] = outcome.stop_reason;
+  auto reasons = nlohmann::ordered_json::array();
+  for (const auto& r : validity.reasons) reasons.push_back({{"reason", r.what}, {"remedy", r.remedy}});
+  result["invalid_reasons"] = reasons;
+  result["summary"] = load::to_json(summary);
+  result["client"] = client_json(health);
+  if (!verdicts.empty()) {
+    auto gate = nlohmann::ordered_json::array();
+    for (const auto& v : verdicts) gate.push_back(load::to_json(v));
+    result["slo_gate"] = {{"passed", run.slo_passed}, {"terms", gate}};
+  }
+  if (s.compat) result["compat"] = load::to_json(*s.compat, load::compat_view(summary, *s.compat));
+  if (!records_path.empty()) result["records_file"] = records_path;
+  if (!write_problem.empty()) result["records_error"] = write_problem;
+  run.document = report::make_json_document("load", conditions, result, core::diagnostics_to_json(diagnostics));
+  run.text = render_text(summary, health, validity, verdicts, outcome, open_loop, client, load_description);
+  if (!write_problem.empty()) run.text += fmt::format("records: {}: {}\n", records_path, write_problem);
+  if (s.compat) run.text += render_compat(load::compat_view(summary, *s.compat), f.compat);
+  run.text += conditions_block(conditions);
+  return run;
+}
+
+}  // namespace perfhound::cli

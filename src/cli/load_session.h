@@ -1,0 +1,91 @@
+// One load run as `perfhound load` and `perfhound sweep` both make it: the flags they share, the target (a
+// URL, or the embedded perfhound serve, started once and kept for every point of a sweep), and a run at one
+// load level that yields the versioned JSON document, the terminal text and what the exit code depends on.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/command.h"
+#include "cli/sim_flags.h"
+#include "core/conditions.h"
+#include "core/diagnostics.h"
+#include "core/result.h"
+#include "load/slo.h"
+
+namespace perfhound::cli {
+
+// Every flag of `perfhound load` except the load level (--concurrency / --rate), which `load` takes as one
+// value and `sweep` as a list.
+struct LoadFlags {
+  void add_to(CLI::App& app);
+
+  SimFlags sim;
+  CLI::Option* output_len_option = nullptr;
+  std::string url, endpoint = "chat", model, api_key_env, timeout = "600s", max_tokens_field = "max_tokens";
+  std::string extra_body, input_len = "1024", output_len = "128", dataset, dataset_format, arrival = "poisson";
+  std::string ramp_up, duration, warmup = "10", slo, compat, window, soak, metrics_path = "/metrics";
+  std::vector<std::string> headers;
+  bool insecure = false, ignore_eos = false, no_usage = false, emit_timestamps = false, token_ids = false;
+  std::uint64_t seed = 0;
+  std::optional<std::uint64_t> requests;
+  std::optional<double> confidence;
+  double burstiness = 1.0, trace_speedup = 1.0;
+  std::int64_t max_concurrency = 0;
+};
+
+// The load of one run: closed loop at a concurrency, open loop at a rate, or neither (a replayed arrival
+// trace keeps its own times; otherwise closed loop at concurrency 1).
+struct LoadLevel {
+  std::optional<std::int64_t> concurrency;
+  std::optional<double> rate;
+};
+
+struct LoadRun {
+  nlohmann::ordered_json document;  // the perfhound.load JSON document
+  std::string text;                 // the terminal report, conditions block included
+  std::vector<core::Diagnostic> diagnostics;
+  bool interrupted = false;  // SIGINT / SIGTERM: the result is partial
+  bool valid = false;        // MLPerf-style validity of the client's measurement
+  bool client_limited = false;
+  bool slo_passed = true;  // every --slo gate term held (true without --slo)
+  bool drift_found = false;  // --soak: a drift flag was raised
+};
+
+class LoadSession {
+ public:
+  // Checks the flags that do not depend on the load level, opens the target (starting the embedded server
+  // when there is no --url) and resolves the model. Errors name the flag. `command` ("load", "sweep")
+  // starts each run's line on err.
+  static core::Result<std::unique_ptr<LoadSession>> open(std::string_view command, const LoadFlags& flags,
+                                                         const Context& context);
+  ~LoadSession();
+  LoadSession(const LoadSession&) = delete;
+  LoadSession& operator=(const LoadSession&) = delete;
+
+  // One run at `level`; records stream to `records_path` when it is not empty. `err` gets a line saying what
+  // is sent where and, with show_progress, the live progress line. The workload is rebuilt from the seed, so
+  // every run sends the same prompts in the same order.
+  core::Result<LoadRun> run(const LoadLevel& level, const std::string& records_path, std::ostream& err,
+                            bool show_progress);
+
+  // The conditions every run of this session shares (target, model, workload, seed, ...).
+  const core::Conditions& conditions() const;
+  // --slo as parsed (empty without it).
+  const load::Slo& slo() const;
+
+  struct State;
+
+ private:
+  explicit LoadSession(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace perfhound::cli
