@@ -5,6 +5,7 @@
 #include "cli/roofline_command.h"
 #include "cli/serve_command.h"
 #include "cli/stats_command.h"
+#include "cli/sweep_command.h"
 #include "cli/trace_command.h"
 
 namespace perfhound::cli {
@@ -13,6 +14,7 @@ std::vector<std::unique_ptr<Command>> make_commands() {
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(make_trace_command());
   commands.push_back(make_load_command());
+  commands.push_back(make_sweep_command());
   commands.push_back(make_serve_command());
   commands.push_back(make_roofline_command());
   commands.push_back(make_mfu_command());

@@ -550,24 +550,21 @@ core::Result<RunOutcome> run_load(const ClientOptions& client, const RunPlan& pl
   return runner.run();
 }
 
-core::Result<std::string> fetch_first_model(const ClientOptions& client) {
+core::Result<HttpGetResponse> http_get(const ClientOptions& client, const std::string& path, std::int64_t timeout_ns) {
   net::io_context ioc;
-  std::optional<core::Result<std::string>> result;
+  std::optional<core::Result<HttpGetResponse>> result;
   auto fetch = [&]() -> awaitable<void> {
-    const auto fail = [&](std::string what) {
-      result = core::Error{fmt::format("--model not given and GET {}{} failed: {}", client.url.text,
-                                       models_path(client.url).substr(client.url.base_path.size()), what)};
-    };
+    const auto fail = [&](std::string what) { result = core::Error{fmt::format("GET {}: {}", path, what)}; };
     ErrorCode ec;
     tcp::resolver resolver(ioc);
     auto endpoints = co_await resolver.async_resolve(client.url.host, client.url.port, net::redirect_error(net::use_awaitable, ec));
     if (ec) co_return fail(ec.message());
     const std::unique_ptr<ssl::context> tls = make_tls_context(client);
     Connection c(ioc, tls.get());
-    c.lowest().expires_after(std::chrono::seconds(30));
+    c.lowest().expires_after(std::chrono::nanoseconds(timeout_ns));
     co_await c.lowest().async_connect(endpoints, net::redirect_error(net::use_awaitable, ec));
     if (ec) co_return fail(ec.message());
-    http::request<http::empty_body> req{http::verb::get, models_path(client.url), 11};
+    http::request<http::empty_body> req{http::verb::get, path, 11};
     req.set(http::field::host, client.url.host);
     req.set(http::field::user_agent, "perfhound-load");
     if (!client.api_key.empty()) req.set(http::field::authorization, "Bearer " + client.api_key);
@@ -587,13 +584,28 @@ core::Result<std::string> fetch_first_model(const ClientOptions& client) {
       co_await talk(std::get<PlainStream>(c.stream));
     }
     if (ec) co_return fail(ec.message());
-    if (res.result_int() != 200) co_return fail(error_message_from_body(res.result_int(), res.body()));
-    result = first_model_id(res.body());
+    result = HttpGetResponse{res.result_int(), std::move(res.body())};
   };
   net::co_spawn(ioc, fetch(), net::detached);
   ioc.run();
-  if (!result) return core::Error{"GET /v1/models did not complete"};
+  if (!result) return core::Error{fmt::format("GET {} did not complete", path)};
   return std::move(*result);
+}
+
+core::Result<std::string> fetch_first_model(const ClientOptions& client) {
+  const std::string path = models_path(client.url);
+  const auto fail = [&](const std::string& what) {
+    return core::Error{fmt::format("--model not given and GET {}{} failed: {}", client.url.text,
+                                   path.substr(client.url.base_path.size()), what)};
+  };
+  auto response = http_get(client, path, 30'000'000'000);
+  if (!response.ok()) {
+    const std::string& m = response.error().message;
+    // http_get's errors start "GET <path>: "; this one names the URL and the flag instead.
+    return fail(m.substr(std::min(m.size(), m.find(": ") == std::string::npos ? 0 : m.find(": ") + 2)));
+  }
+  if (response->status != 200) return fail(error_message_from_body(response->status, response->body));
+  return first_model_id(response->body);
 }
 
 }  // namespace perfhound::load

@@ -104,4 +104,13 @@ core::Result<RunOutcome> run_load(const ClientOptions& client, const RunPlan& pl
 // GET /v1/models and the first model's id, for --model's default. Errors name the URL and what failed.
 core::Result<std::string> fetch_first_model(const ClientOptions& client);
 
+struct HttpGetResponse {
+  unsigned status = 0;
+  std::string body;
+};
+// One GET of `path` (with the base path already in it) on a connection of its own, with the client's
+// headers and API key; for /v1/models and a soak's scrapes of the target's /metrics. Errors ("GET /metrics:
+// connection refused") are transport failures; any HTTP status is a response.
+core::Result<HttpGetResponse> http_get(const ClientOptions& client, const std::string& path, std::int64_t timeout_ns);
+
 }  // namespace perfhound::load

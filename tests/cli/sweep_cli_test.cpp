@@ -1,0 +1,170 @@
+// perfhound sweep end to end through the CLI against its embedded perfhound serve (fixed-step engine: one
+// token per request per step, so the counts of every point are known): the files written as the sweep goes,
+// --resume, --rate auto's plan, the operating point and the exit codes.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_runner.h"
+
+namespace perfhound::cli {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+class SweepCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("perfhound_sweep_cli_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::vector<std::string> args(std::vector<std::string> extra) const {
+    std::vector<std::string> a = {"sweep", "--sim-fixed-step-time", "200us", "--requests", "12", "--warmup", "3",
+                                  "--input-len", "16", "--output-len", "6", "--cooldown", "0s", "--quiet",
+                                  "--out", dir_.string()};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+  nlohmann::json read(const std::string& name) const {
+    std::ifstream in(dir_ / name);
+    return nlohmann::json::parse(in);
+  }
+  std::size_t lines(const std::string& name) const {
+    std::ifstream in(dir_ / name);
+    std::size_t n = 0;
+    for (std::string line; std::getline(in, line);) ++n;
+    return n;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(SweepCli, WritesEveryPointAndTheSweepInLoadOrder) {
+  const CliRun r = run(args({"--concurrency", "1,4", "--json"}));
+  ASSERT_TRUE(r.code == 0) << r.err;  // no --slo: no gate, so INVALID points do not fail the sweep
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["kind"], "perfhound.sweep");
+  const auto& points = doc["result"]["points"];
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0]["load"], 1);
+  EXPECT_EQ(points[1]["load"], 4);
+  EXPECT_TRUE(doc["result"]["complete"]);
+  EXPECT_TRUE(doc["result"]["operating_point"].is_null());  // none without an SLO
+  for (const char* stem : {"concurrency-1", "concurrency-4"}) {
+    const auto point = read(std::string(stem) + ".json");
+    EXPECT_EQ(point["kind"], "perfhound.load");
+    EXPECT_EQ(point["result"]["summary"]["requests"]["completed"], 12);
+    EXPECT_EQ(point["result"]["summary"]["throughput"]["total_output_tokens"], 12 * 6);
+    EXPECT_EQ(lines(std::string(stem) + ".records.jsonl"), 1u + 15u);  // header + 3 warm-up + 12 measured
+  }
+  EXPECT_EQ(read("concurrency-4.json")["conditions"]["parameters"]["load"], "closed loop, concurrency 4");
+  // sweep.json on disk is the document printed.
+  EXPECT_EQ(read("sweep.json")["result"]["points"].size(), 2u);
+}
+
+TEST_F(SweepCli, ResumeKeepsCompletePointsAndRunsTheRest) {
+  ASSERT_EQ(run(args({"--concurrency", "1,4"})).code, 0);
+  const std::string kept_time = read("concurrency-1.json")["conditions"]["timestamp_utc"];
+  fs::remove(dir_ / "concurrency-4.json");
+  const CliRun again = run(args({"--concurrency", "1,4", "--resume"}));
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_THAT(again.err, HasSubstr("concurrency 1: kept from"));
+  EXPECT_THAT(again.err, Not(HasSubstr("concurrency 4: kept from")));
+  EXPECT_EQ(read("concurrency-1.json")["conditions"]["timestamp_utc"], kept_time);
+  EXPECT_EQ(read("concurrency-4.json")["result"]["summary"]["requests"]["completed"], 12);
+  EXPECT_EQ(read("sweep.json")["result"]["points"].size(), 2u);
+}
+
+TEST_F(SweepCli, ResumeRefusesPointsOfAnotherWorkload) {
+  ASSERT_EQ(run(args({"--concurrency", "1"})).code, 0);
+  auto a = args({"--concurrency", "1", "--resume"});
+  a[8] = "32";  // --input-len 16 -> 32
+  const CliRun r = run(a);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--resume: "));
+  EXPECT_THAT(r.err, HasSubstr("concurrency-1.json was measured with workload"));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+}
+
+TEST_F(SweepCli, OperatingPointIsTheHighestValidThroughputInsideTheSlo) {
+  const CliRun r = run(args({"--concurrency", "1,2,4", "--slo", "ttft=10s,tpot=1s", "--expected-rate", "2",
+                             "--target-rate", "1000", "--json"}));
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& res = doc["result"];
+  // The expectation from the point documents themselves: of the points that are VALID and met the SLO gate,
+  // the one with the highest request rate. (A busy test machine may mark a point client-limited; the rule
+  // still decides which point is chosen.)
+  int best = -1;
+  double best_rate = 0;
+  for (int i = 0; i < 3; ++i) {
+    const auto& p = res["points"][i];
+    const double rate = p["summary"]["throughput"]["requests_per_s"];
+    if (p["status"] == "VALID" && p["slo_gate"]["passed"] == true && rate > best_rate) best = i, best_rate = rate;
+  }
+  if (best < 0) {
+    EXPECT_EQ(r.code, 1);
+    EXPECT_TRUE(res["operating_point"].is_null());
+    return;
+  }
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(res["operating_point"]["index"], best);
+  EXPECT_DOUBLE_EQ(res["headroom"]["ratio"].get<double>(), best_rate / 2);
+  EXPECT_EQ(res["capacity"]["replicas"], static_cast<int>(std::ceil(1000 / best_rate)));
+}
+
+TEST_F(SweepCli, AnSloNoPointMeetsExitsOne) {
+  const CliRun r = run(args({"--concurrency", "1,4", "--slo", "ttft=1ns"}));
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("operating point: none"));
+  EXPECT_TRUE(read("sweep.json")["result"]["operating_point"].is_null());
+}
+
+TEST_F(SweepCli, RateAutoMeasuresTheEndsThenFillsInBetween) {
+  const CliRun r = run(args({"--rate", "auto", "--points", "2", "--auto-concurrency", "8", "--json"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& points = doc["result"]["points"];
+  ASSERT_EQ(points.size(), 4u);
+  EXPECT_EQ(points[0]["label"], "synchronous");
+  EXPECT_EQ(points[3]["label"], "throughput");
+  const double sync = points[0]["summary"]["throughput"]["requests_per_s"];
+  const double max = points[3]["summary"]["throughput"]["requests_per_s"];
+  // Two rates evenly spaced strictly between: sync + (max - sync) * k / 3 for k = 1, 2.
+  EXPECT_NEAR(points[1]["load"].get<double>(), sync + (max - sync) / 3, 1e-6 * max);
+  EXPECT_NEAR(points[2]["load"].get<double>(), sync + 2 * (max - sync) / 3, 1e-6 * max);
+  EXPECT_EQ(points[1]["load_kind"], "rate_per_s");
+  EXPECT_EQ(points[1]["summary"]["requests"]["completed"], 12);
+}
+
+TEST_F(SweepCli, BadInputIsOneLineAndExitTwo) {
+  for (const auto& [extra, names] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--concurrency", "1,x"}, "--concurrency: item 2 'x'"},
+           {{"--concurrency", "1,1"}, "--concurrency"},
+           {{"--rate", "1", "--concurrency", "2"}, "--concurrency or --rate"},
+           {{}, "--concurrency or --rate"},
+           {{"--rate", "auto", "--points", "0"}, "--points"},
+           {{"--concurrency", "1", "--cooldown", "soon"}, "--cooldown"},
+           {{"--concurrency", "1", "--expected-rate", "-3"}, "--expected-rate"},
+       }) {
+    const CliRun r = run(args(extra));
+    EXPECT_EQ(r.code, 2) << names << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(names));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  ASSERT_EQ(run(args({"--concurrency", "1"})).code, 0);
+  const CliRun again = run(args({"--concurrency", "1"}));
+  EXPECT_EQ(again.code, 2);
+  EXPECT_THAT(again.err, HasSubstr("already holds a sweep"));
+}
+
+}  // namespace
+}  // namespace perfhound::cli
