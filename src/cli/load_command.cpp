@@ -24,6 +24,13 @@ class LoadCommand final : public Command {
     app.add_option("--concurrency", concurrency_, "Closed loop: requests in flight (each sends the next when it ends)");
     app.add_option("--rate", rate_, "Open loop: requests per second (latency from the intended send time)");
     flags_.add_to(app);
+    app.add_option("--soak", flags_.soak, "Soak test: run this long (e.g. 2h) and judge drift per window: throughput "
+                                          "decay, latency and error growth, the target's memory / KV use (exit 1)");
+    app.add_option("--window", flags_.window, "Per-window figures over this length (soak default: a thirtieth of "
+                                              "--soak, 1 s to 5 min; otherwise 1 s, doubling past 240 windows)");
+    app.add_option("--metrics-path", flags_.metrics_path, "Soak: the target's Prometheus path to scrape every "
+                                                          "window, or 'none'")
+        ->default_val("/metrics");
     app.add_option("--records", records_, "Write every request's record to this file as it finishes (.jsonl or .csv)");
     app.add_flag("--quiet", quiet_, "No live progress line");
     add_output_flags(app, output_);

@@ -12,14 +12,17 @@
 #include "core/log_histogram.h"
 #include "core/units.h"
 #include "load/compat_view.h"
+#include "load/drift.h"
 #include "load/dataset_readers.h"
 #include "load/length_distribution.h"
 #include "load/load_metrics.h"
 #include "load/load_runner.h"
+#include "load/metrics_scraper.h"
 #include "load/record_io.h"
 #include "load/schedule.h"
 #include "load/slo.h"
 #include "load/validity.h"
+#include "load/window_series.h"
 #include "load/workload.h"
 #include "report/json_document.h"
 #include "report/table_writer.h"
@@ -40,9 +43,15 @@ struct GateCounter {
 // Where finished records go: the records file (as they finish), the trackers, the live progress line.
 class CommandSink final : public load::RecordSink {
  public:
-  CommandSink(load::LoadMetricsTracker& tracker, load::RecordWriter* writer, std::vector<GateCounter>& gates,
-              load::LatencyStart start, std::ostream* progress, std::uint64_t planned)
-      : tracker_(tracker), writer_(writer), gates_(gates), start_(start), progress_(progress), planned_(planned) {}
+  CommandSink(load::LoadMetricsTracker& tracker, load::WindowSeries& windows, load::RecordWriter* writer,
+              std::vector<GateCounter>& gates, load::LatencyStart start, std::ostream* progress, std::uint64_t planned)
+      : tracker_(tracker),
+        windows_(windows),
+        writer_(writer),
+        gates_(gates),
+        start_(start),
+        progress_(progress),
+        planned_(planned) {}
 
   void on_record(load::RequestRecord&& record) override {
     if (writer_ != nullptr && write_error_.empty()) {
@@ -59,6 +68,7 @@ class CommandSink final : public load::RecordSink {
         if (record.ok() && std::isfinite(v)) g.values.record(static_cast<std::int64_t>(v * 1e9));
       }
     }
+    windows_.add(record);
     tracker_.add(record);
   }
 
@@ -80,6 +90,7 @@ class CommandSink final : public load::RecordSink {
 
  private:
   load::LoadMetricsTracker& tracker_;
+  load::WindowSeries& windows_;
   load::RecordWriter* writer_;
   std::vector<GateCounter>& gates_;
   load::LatencyStart start_;
@@ -242,6 +253,57 @@ std::string render_compat(const std::vector<load::CompatMetric>& metrics, const 
   return out;
 }
 
+nlohmann::ordered_json soak_json(const load::DriftReport& drift, const load::ScrapeOutcome& scraped,
+                                 std::int64_t soak_ns, std::int64_t window_ns) {
+  auto findings = nlohmann::ordered_json::array();
+  for (const auto& f : drift.findings) findings.push_back({{"what", f.what}, {"detail", f.detail}});
+  nlohmann::ordered_json series = nlohmann::ordered_json::object();
+  for (const auto& m : scraped.samples) {
+    if (!series.contains(m.name)) series[m.name] = nlohmann::ordered_json::array();
+    series[m.name].push_back({m.t_s, m.value});
+  }
+  return {{"duration_s", core::ns_to_seconds(soak_ns)},
+          {"window_s", core::ns_to_seconds(window_ns)},
+          {"rule", "last third vs first third of the steady windows (docs/load.md, 'Soak')"},
+          {"enough_windows", drift.enough_windows},
+          {"third_windows", drift.third_windows},
+          {"drift", findings},
+          {"notes", drift.notes},
+          {"target_metrics", {{"scrapes", scraped.scrapes},
+                              {"failed", scraped.failed},
+                              {"first_error", scraped.first_error},
+                              {"series", std::move(series)}}}};
+}
+
+std::string render_soak(const std::vector<load::WindowFigures>& series, const load::DriftReport& drift,
+                        const load::ScrapeOutcome& scraped) {
+  std::string out = "\nsoak: per window (by end time; the first and last are left out of the drift judgement)\n";
+  report::TableWriter table({{"window", report::Align::kLeft}, {"req/s"}, {"out tok/s"}, {"TTFT p95"}, {"TPOT p95"},
+                             {"E2E p95"}, {"failed"}});
+  // At most ~40 rows: every k-th window of a long soak (the JSON keeps them all).
+  const std::size_t step = std::max<std::size_t>(1, (series.size() + 39) / 40);
+  for (std::size_t i = 0; i < series.size(); i += step) {
+    const auto& w = series[i];
+    table.add_row({fmt::format("{:.0f}-{:.0f} s", w.start_s, w.end_s), fmt::format("{:.2f}", w.requests_per_s),
+                   fmt::format("{:.0f}", w.output_tokens_per_s), seconds(w.ttft_p95_s), seconds(w.tpot_p95_s),
+                   seconds(w.e2e_p95_s), fmt::format("{}", w.failed)});
+  }
+  out += table.render();
+  if (scraped.scrapes > 0) {
+    out += fmt::format("target /metrics: {} scrapes, {} failed{}\n", scraped.scrapes, scraped.failed,
+                       scraped.first_error.empty() ? "" : fmt::format(" (first: {})", scraped.first_error));
+  }
+  if (!drift.enough_windows) {
+    out += "drift: no verdict (fewer than 6 steady windows; lengthen --soak or shorten --window)\n";
+  } else if (drift.findings.empty()) {
+    out += fmt::format("drift: none (last {} windows vs first {})\n", drift.third_windows, drift.third_windows);
+  } else {
+    for (const auto& f : drift.findings) out += fmt::format("DRIFT {}: {}\n", f.what, f.detail);
+  }
+  for (const auto& note : drift.notes) out += fmt::format("  note: {}\n", note);
+  return out;
+}
+
 }  // namespace
 
 void LoadFlags::add_to(CLI::App& app) {
@@ -300,6 +362,7 @@ struct LoadSession::State {
   load::ClientOptions client;
   load::ApiEndpoint endpoint = load::ApiEndpoint::kChat;
   std::int64_t timeout_ns = 0, duration_ns = 0, ramp_ns = 0, warmup_ns = 0;
+  std::int64_t soak_ns = 0, window_ns = 0;  // --soak (0: not a soak), --window
   std::uint64_t warmup_requests = 0;
   load::Slo slo;
   std::optional<load::CompatTool> compat;
@@ -345,6 +408,23 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
     PH_ASSIGN_OR_RETURN(s->ramp_ns, core::parse_duration_ns(f.ramp_up).with_context("--ramp-up"));
   }
   if (f.requests && *f.requests < 1) return core::Error{"--requests: must be at least 1"};
+  if (!f.soak.empty()) {
+    PH_ASSIGN_OR_RETURN(s->soak_ns, core::parse_duration_ns(f.soak).with_context("--soak"));
+    if (s->soak_ns <= 0) return core::Error{"--soak: must be positive, e.g. 2h"};
+    if (f.requests || !f.duration.empty()) return core::Error{"--soak: sets the run's length itself; drop --duration / --requests"};
+    s->duration_ns = s->soak_ns;
+  }
+  // Windows: a soak's are fixed (default a thirtieth of it, within 1 s..5 min, so drift has ~30 to judge);
+  // a plain run's start at 1 s and double whenever the series would pass 240 windows.
+  s->window_ns = s->soak_ns > 0 ? std::clamp<std::int64_t>(s->soak_ns / 30, 1'000'000'000, 300'000'000'000)
+                                : 1'000'000'000;
+  if (!f.window.empty()) {
+    PH_ASSIGN_OR_RETURN(s->window_ns, core::parse_duration_ns(f.window).with_context("--window"));
+    if (s->window_ns <= 0) return core::Error{"--window: must be positive, e.g. 60s"};
+    if (s->soak_ns > 0 && s->window_ns * 6 > s->soak_ns) {
+      return core::Error{fmt::format("--window: {} leaves fewer than 6 windows in --soak {}; drift needs 6", f.window, f.soak)};
+    }
+  }
   if (!(f.trace_speedup > 0)) return core::Error{fmt::format("--trace-speedup: must be positive, got {}", f.trace_speedup)};
   if (f.max_concurrency < 0) return core::Error{"--max-concurrency: must be >= 0"};
   if (!f.slo.empty()) {
@@ -495,12 +575,21 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
                                                : [slo](const load::RequestLatencies& l) { return slo.met_by(l); });
   std::vector<GateCounter> gates;
   for (const load::SloTerm& term : slo.terms) gates.push_back(GateCounter{term});
-  CommandSink sink(tracker, writer ? &*writer : nullptr, gates, start, show_progress ? &err : nullptr,
+  const bool soak = s.soak_ns > 0;
+  // A soak's windows never merge: room for the soak plus the drain (at most a timeout, or the soak again).
+  const std::size_t max_windows =
+      soak ? static_cast<std::size_t>((s.soak_ns + std::min(s.timeout_ns, s.soak_ns) + s.warmup_ns) / s.window_ns) + 2
+           : load::kDefaultMaxWindows;
+  load::WindowSeries windows(start, s.window_ns, max_windows, /*fixed=*/soak);
+  CommandSink sink(tracker, windows, writer ? &*writer : nullptr, gates, start, show_progress ? &err : nullptr,
                    plan.measured_requests.value_or(0) + s.warmup_requests);
   const load::ClientOptions& client = s.client;
   err << fmt::format("perfhound {}: {} -> {} ({}), model '{}'\n", s.command, load_description, client.url.text,
                      load::api_endpoint_name(s.endpoint), client.request.model);
+  std::optional<load::MetricsScraper> scraper;
+  if (soak && f.metrics_path != "none") scraper.emplace(client, client.url.base_path + f.metrics_path, s.window_ns);
   PH_ASSIGN_OR_RETURN(load::RunOutcome outcome, load::run_load(client, plan, *workload, sink));
+  const load::ScrapeOutcome scraped = scraper ? scraper->stop() : load::ScrapeOutcome{};
   sink.end_progress();
   std::string write_problem = sink.write_error();
   if (writer) {
@@ -557,6 +646,17 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   if (s.warmup_requests == 0 && s.warmup_ns == 0) {
     diagnostics.push_back({&core::kNoWarmupDiscarded, "--warmup 0: connection setup is inside the first requests"});
   }
+  const std::vector<load::WindowFigures> series = windows.windows();
+  std::optional<load::DriftReport> drift;
+  if (soak) {
+    // The first window holds the ramp from warm-up and the last the drain after the schedule ends: neither is
+    // steady load, and a drain's partial rate would read as decay.
+    const std::span<const load::WindowFigures> steady =
+        series.size() > 2 ? std::span(series).subspan(1, series.size() - 2) : std::span<const load::WindowFigures>{};
+    drift = load::detect_drift(steady, scraped.samples);
+    for (const auto& finding : drift->findings) diagnostics.push_back({&core::kSoakDrift, finding.detail});
+    run.drift_found = !drift->findings.empty();
+  }
 
   // --- output
   nlohmann::ordered_json result = nlohmann::ordered_json::object();
@@ -575,12 +675,16 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
     result["slo_gate"] = {{"passed", run.slo_passed}, {"terms", gate}};
   }
   if (s.compat) result["compat"] = load::to_json(*s.compat, load::compat_view(summary, *s.compat));
+  result["window_s"] = core::ns_to_seconds(windows.window_ns());
+  result["windows"] = load::to_json(series);
+  if (drift) result["soak"] = soak_json(*drift, scraped, s.soak_ns, windows.window_ns());
   if (!records_path.empty()) result["records_file"] = records_path;
   if (!write_problem.empty()) result["records_error"] = write_problem;
   run.document = report::make_json_document("load", conditions, result, core::diagnostics_to_json(diagnostics));
   run.text = render_text(summary, health, validity, verdicts, outcome, open_loop, client, load_description);
   if (!write_problem.empty()) run.text += fmt::format("records: {}: {}\n", records_path, write_problem);
   if (s.compat) run.text += render_compat(load::compat_view(summary, *s.compat), f.compat);
+  if (drift) run.text += render_soak(series, *drift, scraped);
   run.text += conditions_block(conditions);
   return run;
 }

@@ -82,6 +82,12 @@ inline constexpr DiagnosticKind kTokensCounted{
     "tokens, which makes TPOT too long and throughput too low)",
     "use a server that honours stream_options.include_usage, or check tokens per chunk is 1"};
 
+inline constexpr DiagnosticKind kSoakDrift{
+    "soak-drift", Severity::kSevere,
+    "over the soak, the last third of the run differs from the first: throughput fell, latency or errors grew, "
+    "or the target's memory, KV cache use or queue rose",
+    "look for a leak, KV fragmentation or a growing queue on the target; rerun the soak after the fix"};
+
 std::span<const DiagnosticKind> all_diagnostic_kinds();
 std::string_view severity_name(Severity s);
 

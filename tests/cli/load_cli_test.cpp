@@ -71,6 +71,48 @@ TEST(LoadCli, CompatPrintsThePeersNames) {
   EXPECT_THAT(r.out, HasSubstr("inter_token_latency"));
 }
 
+// A soak: fixed windows by end time, the target's /metrics scraped each window, and a drift verdict. The
+// fixed-step engine runs at a constant pace, so the steady run shows no drift.
+TEST(LoadCli, SoakReportsWindowsTargetMetricsAndDrift) {
+  const CliRun r = run({"load", "--sim-fixed-step-time", "1ms", "--concurrency", "4", "--input-len", "16",
+                        "--output-len", "8", "--warmup", "0.5s", "--soak", "4s", "--window", "0.5s", "--quiet", "--json"});
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& res = doc["result"];
+  EXPECT_DOUBLE_EQ(res["window_s"].get<double>(), 0.5);
+  // Sending stops 4.5 s in (0.5 s warm-up + 4 s); measured requests end from 0.5 s to just past 4.5 s, so the
+  // windows are 0.5-1.0 ... 4.0-4.5 and the drain's, 8 or 9 of them.
+  const auto& windows = res["windows"];
+  ASSERT_GE(windows.size(), 8u);
+  ASSERT_LE(windows.size(), 9u);
+  EXPECT_DOUBLE_EQ(windows[0]["start_s"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(windows[1]["start_s"].get<double>(), 1.0);
+  std::uint64_t completed = 0;
+  for (const auto& w : windows) completed += w["completed"].get<std::uint64_t>();
+  EXPECT_EQ(completed, res["summary"]["requests"]["completed"].get<std::uint64_t>());
+  const auto& soak = res["soak"];
+  EXPECT_TRUE(soak["enough_windows"]);
+  // At least one scrape per 0.5 s window of the 4.5 s schedule, and the server's vLLM gauges among them.
+  EXPECT_GE(soak["target_metrics"]["scrapes"].get<int>(), 8);
+  EXPECT_EQ(soak["target_metrics"]["failed"], 0);
+  EXPECT_TRUE(soak["target_metrics"]["series"].contains("vllm:kv_cache_usage_perc"));
+  EXPECT_TRUE(soak["target_metrics"]["series"].contains("vllm:num_requests_running"));
+  if (r.code == 0) EXPECT_TRUE(soak["drift"].empty()) << soak["drift"].dump();
+}
+
+// --metrics-path to a path the server does not have: every scrape fails, is counted, and the run goes on.
+TEST(LoadCli, SoakCountsFailedScrapes) {
+  const CliRun r = run({"load", "--sim-fixed-step-time", "1ms", "--concurrency", "2", "--input-len", "16",
+                        "--output-len", "4", "--warmup", "0", "--soak", "1.2s", "--window", "0.2s",
+                        "--metrics-path", "/nowhere", "--quiet", "--json"});
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& m = doc["result"]["soak"]["target_metrics"];
+  EXPECT_GE(m["scrapes"].get<int>(), 5);
+  EXPECT_EQ(m["failed"], m["scrapes"]);
+  EXPECT_THAT(m["first_error"].get<std::string>(), HasSubstr("/nowhere: HTTP 404"));
+}
+
 TEST(LoadCli, BadInputIsOneLineAndExitTwo) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"load", "--concurrency", "4", "--rate", "2"}, "--concurrency and --rate"},
@@ -84,6 +126,9 @@ TEST(LoadCli, BadInputIsOneLineAndExitTwo) {
       {{"load", "--api-key-env", "PERFHOUND_TEST_SURELY_UNSET_VARIABLE"}, "is not set"},
       {{"load", "--dataset", "/nonexistent/file.jsonl"}, "--dataset"},
       {{"load", "--records", "/tmp/x.txt", "--sim-fixed-step-time", "1ms", "--requests", "1"}, "--records"},
+      {{"load", "--soak", "10s", "--requests", "5"}, "--soak"},
+      {{"load", "--soak", "soon"}, "--soak"},
+      {{"load", "--soak", "10s", "--window", "5s"}, "--window"},
   };
   for (const auto& [args, expected] : cases) {
     const CliRun r = run(args);
