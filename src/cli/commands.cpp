@@ -2,6 +2,7 @@
 #include "cli/hw_command.h"
 #include "cli/load_command.h"
 #include "cli/mfu_command.h"
+#include "cli/report_command.h"
 #include "cli/roofline_command.h"
 #include "cli/serve_command.h"
 #include "cli/stats_command.h"
@@ -15,6 +16,7 @@ std::vector<std::unique_ptr<Command>> make_commands() {
   commands.push_back(make_trace_command());
   commands.push_back(make_load_command());
   commands.push_back(make_sweep_command());
+  commands.push_back(make_report_command());
   commands.push_back(make_serve_command());
   commands.push_back(make_roofline_command());
   commands.push_back(make_mfu_command());

@@ -293,15 +293,21 @@ class SweepCommand final : public Command {
 
   // sweep.json: the points measured so far with the analysis over them; rewritten after every point.
   core::Result<nlohmann::ordered_json> write_sweep(std::size_t planned, bool interrupted, bool complete) {
-    std::vector<load::SweepPoint> curve;
+    std::vector<load::SweepPoint> curve, valid_curve;
     for (const DonePoint& d : done_) {
       load::SweepPoint sp;
       sp.load = std::isfinite(d.planned.offered) ? d.planned.offered : d.figures.requests_per_s;
       sp.throughput = d.figures.requests_per_s;
       sp.latency_s = d.figures.latency_p95(latency_metric_);
       sp.in_slo = d.figures.in_slo;
-      sp.valid = d.figures.status == "VALID" && !d.figures.partial && d.figures.completed > 0;
+      // The knee reads every point that measured something: an INVALID point's latency is an upper bound,
+      // inflated by at most the client's own delay (which its result reports), and dropping the low-load
+      // points a busy client machine flags would leave no curve to bend. The operating point is a claim
+      // about the server, so only VALID points may be it.
+      sp.valid = !d.figures.partial && d.figures.completed > 0;
       curve.push_back(sp);
+      sp.valid = sp.valid && d.figures.status == "VALID";
+      valid_curve.push_back(sp);
     }
     nlohmann::ordered_json r = nlohmann::ordered_json::object();
     r["mode"] = concurrency_.empty() ? "rate" : "concurrency";
@@ -330,14 +336,15 @@ class SweepCommand final : public Command {
     }
     r["points"] = std::move(points);
     const auto knee = load::find_knee(curve);
-    r["knee_rule"] = "max Kneedle difference of normalised p95 latency vs throughput (docs/load.md, 'The knee')";
+    r["knee_rule"] = "Kneedle: max of normalised throughput - normalised p95 latency, up to the peak throughput, "
+                     "over every complete point (docs/load.md, Sweeps)";
     r["knee"] = knee ? nlohmann::ordered_json{{"index", knee->index},
                                               {"label", done_[knee->index].planned.label},
                                               {"throughput_rps", knee->throughput},
                                               {"latency_s", knee->latency_s},
                                               {"score", knee->score}}
                      : nlohmann::ordered_json(nullptr);
-    const auto op = load::choose_operating_point(curve);
+    const auto op = load::choose_operating_point(valid_curve);
     nlohmann::ordered_json op_json = nullptr, headroom = nullptr, capacity = nullptr;
     if (op) {
       const PointFigures& f = done_[*op].figures;

@@ -65,43 +65,27 @@ std::optional<Knee> find_knee(std::span<const SweepPoint> points, const KneeOpti
   for (std::size_t i = 1; i < all.size(); ++i) {
     if (all[i].x > all[peak].x) peak = i;
   }
-  const std::span<const CurvePoint> curve(all.data(), peak + 1);
-  double y_min = curve[0].y;
-  double y_max = curve[0].y;
-  double x_min = curve[0].x;
-  for (const CurvePoint& p : curve) {
+  // Step 2: normalise over every point, those past the peak included: their latencies are the queueing that
+  // shows where the capacity ends, and they set the latency scale. Only points up to the peak may be the knee.
+  double y_min = all[0].y, y_max = all[0].y, x_min = all[0].x;
+  for (const CurvePoint& p : all) {
     y_min = std::min(y_min, p.y);
     y_max = std::max(y_max, p.y);
-    x_min = std::min(x_min, p.x);
   }
-
-  // Step 3. Every point before the peak has a lower throughput (the peak is the first maximum), so a curve of 2
-  // or more points has x_max > x_min; y_end > y_min gives y_max > y_min.
-  const double y_end = curve.back().y;
-  if (curve.size() >= 3 && y_end > y_min && y_end >= options.min_rise * y_min) {
-    const double x_max = curve.back().x;
-    std::size_t best = 0;
-    double best_d = -kInf;
-    for (std::size_t i = 0; i < curve.size(); ++i) {
-      const double d = (curve[i].x - x_min) / (x_max - x_min) - (curve[i].y - y_min) / (y_max - y_min);
-      if (d > best_d) {  // strict: the lower load wins a tie
-        best_d = d;
-        best = i;
-      }
-    }
-    if (best_d > 0 && best_d >= options.min_score) return make_knee(curve[best], best_d);
-  }
-
-  // Step 4: flat (or straight) up to the peak, broken past it.
-  if (peak >= 1 && peak + 1 < all.size()) {
-    double y_after = all[peak + 1].y;
-    for (std::size_t i = peak + 1; i < all.size(); ++i) y_after = std::max(y_after, all[i].y);
-    const double y_peak = all[peak].y;
-    if (y_after > y_peak && y_after >= options.min_rise * y_min) {
-      const double d = 1 - (y_peak - y_min) / (y_after - y_min);
-      if (d > 0 && d >= options.min_score) return make_knee(all[peak], d);
+  for (std::size_t i = 0; i <= peak; ++i) x_min = std::min(x_min, all[i].x);  // throughput over the candidates
+  const double x_max = all[peak].x;
+  if (!(x_max > x_min) || !(y_max > y_min) || y_max < options.min_rise * y_min) return std::nullopt;
+  // Step 3.
+  std::size_t best = 0;
+  double best_d = -kInf;
+  for (std::size_t i = 0; i <= peak; ++i) {
+    const double d = (all[i].x - x_min) / (x_max - x_min) - (all[i].y - y_min) / (y_max - y_min);
+    if (d > best_d) {  // strict: the lower load wins a tie
+      best_d = d;
+      best = i;
     }
   }
+  if (best_d > 0 && best_d >= options.min_score) return make_knee(all[best], best_d);
   return std::nullopt;
 }
 

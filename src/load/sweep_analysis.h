@@ -8,21 +8,19 @@
 // "Finding a 'Kneedle' in a Haystack: Detecting Knee Points in System Behavior", ICDCSW 2011):
 //   1. The usable points are the valid ones with a finite load, a finite throughput >= 0 and a finite latency
 //      > 0, sorted by load (equal loads keep their input order). With fewer than 3 there is no knee.
-//   2. The peak is the first of them, by load, with the highest throughput. The curve is the points up to and
-//      including the peak. Past it throughput stalls or falls while latency climbs: the curve folds back on
-//      itself, and its latencies would only stretch the latency scale and pull the knee towards the peak.
-//   3. Over the curve's points, normalise throughput and latency each to [0, 1] (x = (thr - min) / (max - min),
-//      y likewise) and take d = x - y. A latency-vs-throughput curve that rises steeply at saturation is convex
-//      and increasing; Kneedle's knee of such a curve is the point that maximises d (the normalised point
-//      farthest below the diagonal y = x). The knee is the point with the largest d
-//      (the lower load on ties) and its score is that d, provided the curve has at least 3 points, the latency
-//      at the peak is at least min_rise (default 1.5) times the curve's lowest latency (a flat curve has no
-//      knee), and d >= min_score (default 0.1: a straight line has d = 0 everywhere, a concave curve d <= 0).
-//   4. Otherwise, when latency rises past the peak, the peak itself is the knee: throughput stopped growing
-//      there and latency broke after it. This needs a point before the peak and one after it, the highest
-//      latency after the peak (lat_after) above the latency at the peak and at least min_rise times the lowest
-//      latency up to it (lat_min), and a score d = 1 - (lat_peak - lat_min) / (lat_after - lat_min) (step 3's d
-//      at the peak, x = 1, with the latency scale reaching lat_after) of at least min_score.
+//   2. The peak is the first of them, by load, with the highest throughput. Only points up to and including
+//      the peak may be the knee: past it throughput stalls or falls while latency climbs (the curve folds
+//      back), which is overload, not the knee. But their latencies count in the scale of step 3: queueing
+//      past the peak is what shows where the capacity ends, so latency exploding past the peak makes the
+//      peak itself the knee.
+//   3. Normalise throughput over the candidates (x = (thr - min) / (max - min), max the peak's) and latency
+//      over every usable point (y likewise), and take d = x - y. A latency-vs-throughput curve that rises
+//      steeply at saturation is convex and increasing; Kneedle's knee of such a curve is the point that
+//      maximises d (the normalised point farthest below the diagonal y = x). The knee is the candidate with
+//      the largest d (the lower load on ties) and its score is that d, provided the highest latency is at
+//      least min_rise (default 1.5) times the lowest (a flat curve has no knee), the candidates span some
+//      throughput (a peak at the lowest load: nothing gentle was measured), and d >= min_score (default
+//      0.1: a straight line has d = 0 everywhere, a concave curve d <= 0).
 //   Otherwise there is no knee. A score is always above 0, even with min_score = 0.
 //
 // find_knee_by_slope is the alternative "slope" rule. Over the usable points sorted by load (step 1; nothing
@@ -60,8 +58,8 @@ struct SweepPoint {
   double throughput = 0;  // achieved, req/s or tok/s, whichever the caller plots
   double latency_s = std::numeric_limits<double>::quiet_NaN();  // the plotted latency percentile (p95)
   bool in_slo = false;    // every SLO term met at this point
-  bool valid = true;      // false when the run was INVALID, client-limited or completed nothing: such a point
-                          // is reported but never chosen as knee or operating point
+  bool valid = true;      // false: not to be used (the caller decides: the sweep drops partial or empty
+                          // runs from the knee, and INVALID ones as well from the operating point)
 };
 
 inline constexpr double kDefaultKneeMinRise = 1.5;

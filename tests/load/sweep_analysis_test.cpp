@@ -75,16 +75,17 @@ TEST(FindKnee, GuardsAreOptions) {
 }
 
 TEST(FindKnee, RealisticSweepWithDropAtTheEnd) {
-  // The peak is 42 at index 6; the last point (41, 3.00 s) is past it and cut off.
-  // x = (thr - 2) / 40: 0, .05, .15, .3, .6, .9, 1;  y = (lat - .5) / (1.5 - .5): 0, 0, .01, .03, .1, .3, 1.
-  // d = 0, .05, .14, .27, .5, .6, 0 -> index 5 (concurrency 32), d = 0.6. Rise 1.5 / .5 = 3.
+  // The peak is 42 at index 6; the last point (41, 3.00 s) is past it: it may not be the knee, but its latency
+  // sets the scale.  x = (thr - 2) / 40 up to the peak: 0, .05, .15, .3, .6, .9, 1;
+  // y = (lat - .5) / (3.0 - .5): 0, 0, .004, .012, .04, .12, .4;  d = 0, .05, .146, .288, .56, .78, .6
+  // -> index 5 (concurrency 32), d = .9 - .12 = 0.78. Rise 3.0 / .5 = 6.
   const auto points = realistic();
   const auto knee = find_knee(points);
   ASSERT_TRUE(knee.has_value());
   EXPECT_EQ(knee->index, 5u);
   EXPECT_DOUBLE_EQ(knee->throughput, 38);
   EXPECT_DOUBLE_EQ(knee->latency_s, 0.80);
-  EXPECT_NEAR(knee->score, 0.6, kTol);
+  EXPECT_NEAR(knee->score, 0.78, kTol);
 }
 
 TEST(FindKnee, FlatCurveHasNoKnee) {
@@ -121,24 +122,30 @@ TEST(FindKnee, TwoPointsHaveNoKnee) {
   EXPECT_FALSE(find_knee(std::vector<SweepPoint>{}).has_value());
 }
 
-TEST(FindKnee, ThroughputDropPastPeakIsCutOff) {
-  // Peak 40 at index 4; the curve is indices 0..4. Rise .20 / .10 = 2.
-  // x = (thr - 10) / 30: 0, 1/3, 2/3, 28/30, 1;  y = (lat - .1) / .1: 0, 0, .1, .2, 1;
-  // d = 0, .3333, .5667, .7333, 0 -> index 3, d = 28/30 - 0.2 = 11/15.
-  // Had the 10 s point stayed, y at the peak would be .1 / 9.9 = .0101 and d there .9899, above index 3's
-  // .9333 - .0202 = .9131: the fold would have pulled the knee to the peak.
+TEST(FindKnee, LatencyExplodingPastThePeakMakesThePeakTheKnee) {
+  // Peak 40 at index 4; past it throughput falls to 36 while latency reaches 10 s: queueing dominates beyond
+  // the peak, so the peak is the last point before it.  x = (thr - 10) / 30 up to the peak:
+  // 0, 1/3, 2/3, 28/30, 1;  y = (lat - .1) / 9.9: 0, 0, .00101, .00202, .0101;
+  // d = 0, .3333, .6657, .9313, .9899 -> index 4, d = 1 - .1 / 9.9 = 9.8 / 9.9.
   const auto points = curve({10, 20, 30, 38, 40, 36}, {0.10, 0.10, 0.11, 0.12, 0.20, 10.0});
   const auto knee = find_knee(points);
   ASSERT_TRUE(knee.has_value());
-  EXPECT_EQ(knee->index, 3u);
-  EXPECT_DOUBLE_EQ(knee->throughput, 38);
-  EXPECT_NEAR(knee->score, 11.0 / 15, kTol);
+  EXPECT_EQ(knee->index, 4u);
+  EXPECT_DOUBLE_EQ(knee->throughput, 40);
+  EXPECT_NEAR(knee->score, 9.8 / 9.9, kTol);
+  // Without the overload point the curve ends at the peak: y = (lat - .1) / .1 = 0, 0, .1, .2, 1,
+  // d = 0, .3333, .5667, .7333, 0 -> index 3, d = 28/30 - .2 = 11/15.
+  const auto before = curve({10, 20, 30, 38, 40}, {0.10, 0.10, 0.11, 0.12, 0.20});
+  const auto knee_before = find_knee(before);
+  ASSERT_TRUE(knee_before.has_value());
+  EXPECT_EQ(knee_before->index, 3u);
+  EXPECT_NEAR(knee_before->score, 11.0 / 15, kTol);
 }
 
 TEST(FindKnee, FlatToThePeakThenBrokenKneeIsThePeak) {
-  // Peak 40 at index 3; up to it latency rises .13 / .10 = 1.3 < 1.5, so step 3 finds nothing. Past it
-  // latency reaches 3.0 > .13 and >= 1.5 * .10: the peak is the knee, d = 1 - (.13 - .10) / (3.0 - .10)
-  // = 2.87 / 2.9 = 0.989655.
+  // Peak 40 at index 3; up to it latency rises only .13 / .10 = 1.3, but past it reaches 3.0 (rise 30).
+  // x = 0, 1/3, 2/3, 1;  y = (lat - .1) / 2.9 = 0, 0, 0, .01034;  d = 0, .333, .667, .98966: the peak,
+  // d = 1 - (.13 - .10) / (3.0 - .10) = 2.87 / 2.9 = 0.989655.
   const auto points = curve({10, 20, 30, 40, 35, 30}, {0.10, 0.10, 0.10, 0.13, 1.0, 3.0});
   const auto knee = find_knee(points);
   ASSERT_TRUE(knee.has_value());

@@ -1,0 +1,31 @@
+// One perfhound result document as `perfhound report` reads it: the file it came from and its JSON, with the
+// envelope of report/json_document.h checked ({"schema_version", "kind": "perfhound.<command>",
+// "conditions", "result", "diagnostics"}). Pure: text in, document or error out; reading the file is the
+// caller's.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace perfhound::report {
+
+struct ReportInput {
+  std::string path;                  // as the user named it; labels the run in the report
+  nlohmann::ordered_json document;  // the whole envelope
+
+  const std::string& kind() const;              // "perfhound.load", "perfhound.sweep", ...
+  const nlohmann::ordered_json& conditions() const;
+  const nlohmann::ordered_json& result() const;
+  const nlohmann::ordered_json& diagnostics() const;  // an array; empty when the document has none
+};
+
+// Parses `text`, the content of `path`. Errors name the file: malformed JSON with its line and column
+// ("'run.json': not JSON: line 3, column 7: syntax error ..."), anything else that lacks the envelope with
+// the field it lacks, and a schema_version newer than this perfhound reads with both numbers. Documents
+// of kinds this perfhound has no charts for are accepted (the report shows their conditions).
+core::Result<ReportInput> parse_report_input(std::string path, std::string_view text);
+
+}  // namespace perfhound::report
