@@ -343,6 +343,8 @@ void LoadFlags::add_to(CLI::App& app) {
       ->default_val(0);
   app.add_option("--ramp-up", ramp_up, "Ramp the load up over this long (open loop: the rate rises linearly; closed "
                                        "loop: workers start spread over it)");
+  app.add_option("--ramp-start-rate", ramp_start_rate, "Open loop with --ramp-up: the rate (req/s) the ramp starts from")
+      ->default_val(0.0);
   app.add_option("--trace-speedup", trace_speedup, "Arrival-trace replay: play the trace this many times faster")->default_val(1.0);
   app.add_option("--requests", requests, "Measured requests to send (after warm-up; default 100 unless --duration)");
   app.add_option("--duration", duration, "Send for this long after warm-up, e.g. 60s");
@@ -540,6 +542,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
     open.process = process;
     open.burstiness = f.burstiness;
     open.ramp_up_ns = s.ramp_ns;
+    open.ramp_start_rate_per_s = f.ramp_start_rate;
     open.seed = f.seed;
     PH_ASSIGN_OR_RETURN(schedule, load::ArrivalSchedule::create(open));  // its errors name the flag
     plan.mode = load::LoadMode::kOpenLoop;

@@ -37,7 +37,7 @@ struct LoadFlags {
   std::uint64_t seed = 0;
   std::optional<std::uint64_t> requests;
   std::optional<double> confidence;
-  double burstiness = 1.0, trace_speedup = 1.0;
+  double burstiness = 1.0, trace_speedup = 1.0, ramp_start_rate = 0;
   std::int64_t max_concurrency = 0;
 };
 

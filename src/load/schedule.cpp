@@ -208,7 +208,7 @@ core::Result<std::unique_ptr<ArrivalCursor>> make_trace_replay_cursor(const Work
                                                                       std::uint64_t first, std::uint64_t stride) {
   PH_CHECK(stride >= 1);
   if (!std::isfinite(speedup) || speedup <= 0) {
-    return core::Error{fmt::format("--speedup: {} must be a finite number > 0 (2 replays the trace twice as fast)", speedup)};
+    return core::Error{fmt::format("--trace-speedup: {} must be a finite number > 0 (2 replays the trace twice as fast)", speedup)};
   }
   if (!workload.has_arrival_times() || !workload.size()) {
     return core::Error{fmt::format("trace replay needs a workload with arrival times (a trace file); this one is '{}'",

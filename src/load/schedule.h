@@ -103,7 +103,7 @@ std::unique_ptr<ArrivalCursor> make_open_loop_cursor(const ArrivalSchedule& sche
 
 // Trace replay: arrival i is workload.arrival_ns(i) / speedup (rounded to the nearest ns), for i below
 // workload.size(). speedup 2 replays twice as fast. `workload` must outlive the cursor. Errors: speedup not
-// a finite number > 0 ("--speedup ..."), a workload without arrival times or without a size. stride >= 1.
+// a finite number > 0 ("--trace-speedup ..."), a workload without arrival times or without a size. stride >= 1.
 core::Result<std::unique_ptr<ArrivalCursor>> make_trace_replay_cursor(const Workload& workload, double speedup,
                                                                       std::uint64_t first = 0,
                                                                       std::uint64_t stride = 1);

@@ -128,6 +128,8 @@ TEST(LoadCli, BadInputIsOneLineAndExitTwo) {
       {{"load", "--records", "/tmp/x.txt", "--sim-fixed-step-time", "1ms", "--requests", "1"}, "--records"},
       {{"load", "--soak", "10s", "--requests", "5"}, "--soak"},
       {{"load", "--soak", "soon"}, "--soak"},
+      {{"load", "--rate", "5", "--ramp-start-rate", "2"}, "--ramp-start-rate 2 needs --ramp-up"},
+      {{"load", "--dataset", "data/load/generic_trace.csv", "--trace-speedup", "0"}, "--trace-speedup"},
       {{"load", "--soak", "10s", "--window", "5s"}, "--window"},
   };
   for (const auto& [args, expected] : cases) {

@@ -283,7 +283,7 @@ TEST(TraceReplay, RejectsABadSpeedupAndWorkloadsWithoutTimes) {
   for (double bad : {0.0, -1.0, std::nan(""), static_cast<double>(INFINITY)}) {
     const auto r = make_trace_replay_cursor(**w, bad);
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().message.find("--speedup: "), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("--trace-speedup: "), std::string::npos) << r.error().message;
   }
   const auto synthetic = make_synthetic_workload(LengthDistribution::fixed(8), LengthDistribution::fixed(8), 0, false);
   const auto r = make_trace_replay_cursor(*synthetic, 1.0);
