@@ -97,7 +97,9 @@ TEST(LoadCli, SoakReportsWindowsTargetMetricsAndDrift) {
   EXPECT_EQ(soak["target_metrics"]["failed"], 0);
   EXPECT_TRUE(soak["target_metrics"]["series"].contains("vllm:kv_cache_usage_perc"));
   EXPECT_TRUE(soak["target_metrics"]["series"].contains("vllm:num_requests_running"));
-  if (r.code == 0) EXPECT_TRUE(soak["drift"].empty()) << soak["drift"].dump();
+  if (r.code == 0) {
+    EXPECT_TRUE(soak["drift"].empty()) << soak["drift"].dump();
+  }
 }
 
 // --metrics-path to a path the server does not have: every scrape fails, is counted, and the run goes on.
