@@ -13,7 +13,8 @@ trap 'rm -rf "$out"' EXIT
 run="$perfhound load --sim-fixed-step-time 2ms --concurrency 2 --requests 300 --warmup 0 --input-len 16 --output-len 8"
 fail() { echo "FAIL: $*"; exit 1; }
 
-script -qec "$run > /dev/null" /dev/null > "$out/tty.txt"
+# A load run exits 1 when it judges itself client-limited (a busy test machine): a finding, not a failure here.
+script -qec "$run > /dev/null" /dev/null > "$out/tty.txt" || true
 grep -q $'\r\033\[K  [0-9]* s  [0-9]*/300 done  [0-9.]* req/s  p50 TTFT [0-9.]* [mun]*s  errors 0  in flight [0-2]' "$out/tty.txt" ||
   fail "no progress line on the terminal: $(od -c "$out/tty.txt" | head -5)"
 # The line is cleared before the summary: after the last clear sequence comes no progress text.
@@ -22,7 +23,7 @@ after_last_clear=${content##*$'\033[K'}
 [[ $after_last_clear != *"/300 done"* ]] || fail "the progress line was not cleared at the end: $after_last_clear"
 echo "ok   the progress line is drawn and cleared on a terminal"
 
-script -qec "$run --quiet > /dev/null" /dev/null > "$out/quiet.txt"
+script -qec "$run --quiet > /dev/null" /dev/null > "$out/quiet.txt" || true
 grep -q $'\033\[K' "$out/quiet.txt" && fail "--quiet drew a progress line"
 echo "ok   --quiet: no progress line"
 
