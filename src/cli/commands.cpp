@@ -1,4 +1,5 @@
 #include "cli/command.h"
+#include "cli/audit_command.h"
 #include "cli/hw_command.h"
 #include "cli/load_command.h"
 #include "cli/mfu_command.h"
@@ -22,6 +23,7 @@ std::vector<std::unique_ptr<Command>> make_commands() {
   commands.push_back(make_mfu_command());
   commands.push_back(make_hw_command());
   commands.push_back(make_stats_command());
+  commands.push_back(make_audit_command());
   return commands;
 }
 

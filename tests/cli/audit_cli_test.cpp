@@ -1,0 +1,141 @@
+// perfhound audit end to end: exit 0 with no severe finding, 1 with one, 2 on bad input (one line naming the
+// file and the field), and the versioned JSON document.
+#include <filesystem>
+#include <fstream>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "cli/cli_runner.h"
+
+namespace perfhound::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string fixture(const std::string& name) { return std::string(PERFHOUND_TEST_DATA) + "/audit/" + name; }
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("perfhound_audit_cli_test_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream(path) << content;
+  return path.string();
+}
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(AuditCli, CleanPerfhoundLoadResultPasses) {
+  const CliRun r = run({"audit", fixture("perfhound_load_clean.json")});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(perfhound.load)"));
+  EXPECT_THAT(r.out, HasSubstr("0 findings (0 severe)"));
+  EXPECT_THAT(r.out, HasSubstr("verdict: PASS (no finding)"));
+  EXPECT_THAT(r.out, HasSubstr("closed loop, concurrency 4"));
+}
+
+TEST(AuditCli, CleanClaimFileAndVllmResultPass) {
+  EXPECT_EQ(run({"audit", fixture("claim_clean.yaml")}).code, 0);
+  EXPECT_EQ(run({"audit", fixture("vllm_bench_serve_clean.json")}).code, 0);
+}
+
+TEST(AuditCli, SevereFindingExitsOne) {
+  const CliRun r = run({"audit", fixture("vllm_bench_serve_defaults.json")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("severe  [conditions-missing] precision is not stated (Knowledge 06 §7.7)"));
+  EXPECT_THAT(r.out, HasSubstr("warning [unbounded-load]"));
+  EXPECT_THAT(r.out, HasSubstr("remedy: "));
+  EXPECT_THAT(r.out, HasSubstr("verdict: FAIL"));
+}
+
+TEST(AuditCli, WarningsOnlyExitZero) {
+  const CliRun r = run({"audit", fixture("claim_no_warmup.json")});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("warning [no-warmup]"));
+  EXPECT_THAT(r.out, HasSubstr("verdict: PASS (no severe finding)"));
+}
+
+TEST(AuditCli, EachSevereRuleFixtureExitsOne) {
+  for (const char* f : {"claim_conditions_missing.json", "claim_throughput_without_latency.json",
+                        "claim_mean_without_tail.json", "claim_unrealistic_lengths.json", "claim_sparse_peak_roof.json",
+                        "claim_precision_mismatch.json", "claim_baseline_conditions_differ.json",
+                        "claim_unsynchronized_timing.json", "perfhound_load_invalid.json", "genai_perf_flat.json"}) {
+    EXPECT_EQ(run({"audit", fixture(f)}).code, 1) << f;
+  }
+  for (const char* f : {"claim_spec_sheet_roof.json", "claim_single_run.json", "claim_few_samples_for_tail.json",
+                        "claim_unbounded_load.json", "claim_requests_failed.json", "claim_utilization_as_efficiency.json",
+                        "claim_decode_judged_by_mfu.json"}) {
+    EXPECT_EQ(run({"audit", fixture(f)}).code, 0) << f;
+  }
+}
+
+TEST(AuditCli, JsonDocument) {
+  const CliRun r = run({"audit", fixture("claim_precision_mismatch.json"), "--json"});
+  EXPECT_EQ(r.code, 1);
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["kind"], "perfhound.audit");
+  EXPECT_EQ(doc["conditions"]["parameters"]["format"], "claim file");
+  EXPECT_EQ(doc["result"]["verdict"], "FAIL");
+  EXPECT_EQ(doc["result"]["counts"]["severe"], 1);
+  ASSERT_EQ(doc["result"]["findings"].size(), 1u);
+  EXPECT_EQ(doc["result"]["findings"][0]["rule"], "precision-mismatch");
+  EXPECT_EQ(doc["result"]["findings"][0]["severity"], "severe");
+  EXPECT_EQ(doc["result"]["claim"]["conditions"]["precision"], "fp8");
+  EXPECT_EQ(doc["result"]["claim"]["baseline"]["conditions"]["precision"], "fp16");
+}
+
+TEST(AuditCli, OutputFileGetsTheDocument) {
+  const std::string out = temp_file("audit.json", "");
+  const CliRun r = run({"audit", fixture("claim_clean.yaml"), "-o", out});
+  EXPECT_EQ(r.code, 0);
+  std::ifstream in(out);
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["kind"], "perfhound.audit");
+  EXPECT_EQ(doc["result"]["verdict"], "PASS");
+}
+
+TEST(AuditCli, BadInputIsOneLineAndExitTwo) {
+  const CliRun missing = run({"audit", "/nonexistent/claim.json"});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(missing.err, "perfhound audit: cannot open '/nonexistent/claim.json': no such file or not readable\n");
+
+  const std::string bad_field = temp_file("bad.yaml", "claim: fast\nconditions:\n  batch: eight\n");
+  const CliRun field = run({"audit", bad_field});
+  EXPECT_EQ(field.code, 2);
+  EXPECT_EQ(lines(field.err), 1);
+  EXPECT_THAT(field.err, HasSubstr("bad.yaml' line 3: conditions.batch: expected a number"));
+
+  const std::string bad_json = temp_file("bad.json", "{\"claim\": \"fast\",\n\"value\": }\n");
+  const CliRun syntax = run({"audit", bad_json});
+  EXPECT_EQ(syntax.code, 2);
+  EXPECT_EQ(lines(syntax.err), 1);
+  EXPECT_THAT(syntax.err, HasSubstr("bad.json': not JSON: line 2"));
+
+  const CliRun none = run({"audit"});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_THAT(none.err, HasSubstr("give the FILE to audit"));
+}
+
+TEST(AuditCli, ListRules) {
+  const CliRun r = run({"audit", "--list-rules"});
+  EXPECT_EQ(r.code, 0);
+  for (const char* id : {"conditions-missing", "throughput-without-latency", "mean-without-tail", "no-warmup",
+                         "unrealistic-lengths", "spec-sheet-roof", "precision-mismatch", "single-run"}) {
+    EXPECT_THAT(r.out, HasSubstr(id));
+  }
+  const CliRun j = run({"audit", "--list-rules", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(j.out)["result"]["rules"].size(), 17u);
+}
+
+TEST(AuditCli, HelpNamesTheFormats) {
+  const CliRun r = run({"audit", "--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("vllm bench serve"));
+  EXPECT_THAT(r.out, HasSubstr("genai-perf"));
+  EXPECT_THAT(r.out, Not(HasSubstr("--url")));
+}
+
+}  // namespace
+}  // namespace perfhound::cli
