@@ -1,5 +1,6 @@
 #include "cli/command.h"
 #include "cli/audit_command.h"
+#include "cli/compare_command.h"
 #include "cli/hw_command.h"
 #include "cli/load_command.h"
 #include "cli/mfu_command.h"
@@ -17,6 +18,7 @@ std::vector<std::unique_ptr<Command>> make_commands() {
   commands.push_back(make_trace_command());
   commands.push_back(make_load_command());
   commands.push_back(make_sweep_command());
+  commands.push_back(make_compare_command());
   commands.push_back(make_report_command());
   commands.push_back(make_serve_command());
   commands.push_back(make_roofline_command());

@@ -9,7 +9,7 @@ std::span<const DiagnosticKind> all_diagnostic_kinds() {
   static constexpr std::array kAll{kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability, kUnknownCategory,
                                     kBeatsTheRoof,      kDoesNotFit,        kModelAssumption, kUnlockedClocks,
                                     kClientLimited,     kRequestsFailed,    kPartialRun,      kTokensCounted,
-                                    kSoakDrift};
+                                    kSoakDrift,         kConditionsDiffer};
   return kAll;
 }
 

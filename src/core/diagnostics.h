@@ -88,6 +88,13 @@ inline constexpr DiagnosticKind kSoakDrift{
     "or the target's memory, KV cache use or queue rose",
     "look for a leak, KV fragmentation or a growing queue on the target; rerun the soak after the fix"};
 
+// perfhound compare --force: A and B differ in more than the declared variable (seed methodology 7.4).
+inline constexpr DiagnosticKind kConditionsDiffer{
+    "conditions-differ", Severity::kSevere,
+    "A and B were measured under conditions that differ in more than the declared variable, so a difference in "
+    "the numbers cannot be put down to the one change",
+    "re-measure with everything but the variable fixed, or declare the key with --variable if it is the change"};
+
 std::span<const DiagnosticKind> all_diagnostic_kinds();
 std::string_view severity_name(Severity s);
 
