@@ -1,6 +1,7 @@
 #include "cli/command.h"
 #include "cli/audit_command.h"
 #include "cli/compare_command.h"
+#include "cli/diagnose_command.h"
 #include "cli/hw_command.h"
 #include "cli/load_command.h"
 #include "cli/mfu_command.h"
@@ -16,6 +17,7 @@ namespace perfhound::cli {
 std::vector<std::unique_ptr<Command>> make_commands() {
   std::vector<std::unique_ptr<Command>> commands;
   commands.push_back(make_trace_command());
+  commands.push_back(make_diagnose_command());
   commands.push_back(make_load_command());
   commands.push_back(make_sweep_command());
   commands.push_back(make_compare_command());

@@ -1,0 +1,196 @@
+#include "cli/diagnose_command.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/output.h"
+#include "core/conditions.h"
+#include "diagnose/evidence_reader.h"
+#include "diagnose/playbook.h"
+#include "report/json_document.h"
+#include "report/report_input.h"
+#include "roofline/ncu_csv_reader.h"
+#include "trace/importer.h"
+#include "trace/trace_analysis.h"
+
+namespace perfhound::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What a file holds, from its first bytes: a perfhound result document (written with --json or -o), an
+// Nsight Compute CSV export, or else a trace for the trace importers (which recognize their own formats and
+// name the file when it is none of them).
+enum class InputKind { kDocument, kNcuCsv, kTrace };
+
+constexpr std::size_t kSniffBytes = 4096;
+
+core::Result<std::string> read_head(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    return core::Error{fmt::format("'{}' is a folder; give the files in it (one rank's trace, the results)", path)};
+  }
+  if (!fs::exists(path, ec)) return core::Error{fmt::format("'{}' does not exist", path)};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return core::Error{fmt::format("cannot open '{}' (permissions?)", path)};
+  std::string head(kSniffBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  if (head.empty()) return core::Error{fmt::format("'{}' is empty", path)};
+  return head;
+}
+
+InputKind sniff(const std::string& path, std::string_view head) {
+  const auto first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && head[first] == '{' &&
+      head.find("\"schema_version\"") != std::string_view::npos &&
+      head.find("\"perfhound.") != std::string_view::npos) {
+    return InputKind::kDocument;
+  }
+  const std::string_view start = first == std::string_view::npos ? head : head.substr(first);
+  if (path.ends_with(".csv") || start.starts_with("\"ID\"") || start.starts_with("==PROF==") ||
+      start.starts_with("==WARNING==")) {
+    return InputKind::kNcuCsv;
+  }
+  return InputKind::kTrace;
+}
+
+core::Result<std::string> read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return core::Error{fmt::format("cannot open '{}'", path)};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Reads one input into the evidence; returns what it was ("trace", "perfhound.mfu", "ncu CSV").
+core::Result<std::string> add_input(diagnose::Evidence& evidence, const std::string& path) {
+  PH_ASSIGN_OR_RETURN(const std::string head, read_head(path));
+  switch (sniff(path, head)) {
+    case InputKind::kDocument: {
+      PH_ASSIGN_OR_RETURN(const std::string text, read_all(path));
+      PH_ASSIGN_OR_RETURN(const report::ReportInput doc, report::parse_report_input(path, text));
+      PH_TRY(diagnose::add_document(evidence, doc.document, path));
+      return doc.kind();
+    }
+    case InputKind::kNcuCsv: {
+      PH_ASSIGN_OR_RETURN(const roofline::NcuCsv csv, roofline::read_ncu_csv(path));
+      PH_TRY(diagnose::add_ncu_kernels(evidence, csv, path));
+      return std::string("ncu CSV");
+    }
+    case InputKind::kTrace:
+      break;
+  }
+  PH_ASSIGN_OR_RETURN(const trace::Timeline timeline, trace::import_trace(path));
+  const trace::TraceAnalysis analysis = trace::analyze_trace(timeline);
+  PH_TRY(diagnose::add_trace_result(evidence, trace::to_json(analysis), path));
+  return std::string("trace (") + timeline.info.format + ")";
+}
+
+std::string render(const diagnose::Diagnosis& d, const std::vector<std::pair<std::string, std::string>>& inputs,
+                   const core::Conditions& conditions) {
+  std::string out = fmt::format("perfhound diagnose: {} input{}\n", inputs.size(), inputs.size() == 1 ? "" : "s");
+  for (const auto& [path, kind] : inputs) out += fmt::format("  {}: {}\n", kind, path);
+  out += fmt::format("\ngoal: {} ({})\n", diagnose::goal_name(d.goal.goal), d.goal.reason);
+  out += "\npath through the playbook (seed section 9):\n";
+  int n = 0;
+  for (const auto& s : d.path) {
+    std::string taken;
+    switch (s.decision.status) {
+      case diagnose::StepStatus::kDecided:
+        taken = s.branch->id;
+        break;
+      case diagnose::StepStatus::kMissing:
+        taken = "? (the inputs do not say)";
+        break;
+      case diagnose::StepStatus::kNotApplicable:
+        taken = "not applicable";
+        break;
+    }
+    out += fmt::format("  {}. {}: {} -> {}\n", ++n, s.node->name, s.node->question, taken);
+    if (s.branch != nullptr && s.node->id != diagnose::NodeId::kGoal) {
+      out += fmt::format("       {}\n", s.decision.finding.empty() ? s.branch->finding : s.decision.finding);
+    }
+    for (const auto& e : s.decision.evidence) out += fmt::format("       - {}\n", e);
+    if (!s.decision.hint.empty()) out += fmt::format("       missing: {}\n", s.decision.hint);
+  }
+  out += fmt::format("\nDIAGNOSIS: {}{}\n", d.conclusion, d.stop ? " [STOP]" : "");
+  out += "next:\n";
+  n = 0;
+  for (const auto& step : d.next) out += fmt::format("  {}. {}\n", ++n, step);
+  out += fmt::format("stop when: {}\n", d.stop_when);
+  if (!d.missing.empty()) {
+    out += "inputs that would decide more of the tree:\n";
+    for (const auto& m : d.missing) out += fmt::format("  - {}\n", m);
+  }
+  out += conditions_block(conditions);
+  return out;
+}
+
+class DiagnoseCommand final : public Command {
+ public:
+  std::string_view name() const override { return "diagnose"; }
+  std::string_view summary() const override {
+    return "Walk the bottleneck-hunting playbook over a trace, roofline/ncu, mfu and load results: the branch, the "
+           "evidence, the next measurement and when to stop";
+  }
+
+  void add_flags(CLI::App& app) override {
+    app.add_option("files", files_,
+                   "Inputs, any mix: a trace (Kineto .json / .json.gz, nsys .sqlite), an ncu CSV export, and perfhound "
+                   "--json results of trace, roofline, mfu, load or sweep")
+        ->required();
+    app.add_option("--goal", goal_,
+                   "The metric being optimized: ttft, tpot, throughput or step (default: inferred "
+                   "from the inputs)")
+        ->check(CLI::IsMember({"ttft", "tpot", "throughput", "goodput", "step"}));
+    add_output_flags(app, output_);
+  }
+
+  core::Result<int> run(const Context& context) override {
+    std::optional<diagnose::Goal> goal;
+    if (!goal_.empty()) {
+      PH_ASSIGN_OR_RETURN(goal, diagnose::parse_goal(goal_));
+    }
+    for (const auto& f : files_) {
+      std::error_code ec;
+      if (!output_.output_path.empty() && (f == output_.output_path || fs::equivalent(f, output_.output_path, ec))) {
+        return core::Error{fmt::format("-o '{}' is one of the inputs; give another file for the result", f)};
+      }
+    }
+    diagnose::Evidence evidence;
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const auto& f : files_) {
+      PH_ASSIGN_OR_RETURN(std::string kind, add_input(evidence, f));
+      inputs.emplace_back(f, std::move(kind));
+    }
+    const diagnose::Diagnosis diagnosis = diagnose::diagnose(evidence, goal);
+
+    core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
+    auto input_list = nlohmann::ordered_json::array();
+    for (const auto& [path, kind] : inputs) input_list.push_back({{"file", path}, {"kind", kind}});
+    conditions.set("inputs", std::move(input_list));
+    conditions.set("goal", goal_.empty() ? std::string("inferred") : goal_);
+
+    nlohmann::ordered_json result = diagnose::to_json(diagnosis);
+    result["evidence"] = diagnose::to_json(evidence);
+    const auto document = report::make_json_document("diagnose", conditions, std::move(result));
+    PH_TRY(emit_result(context, output_, document, render(diagnosis, inputs, conditions)));
+    return kExitOk;
+  }
+
+ private:
+  std::vector<std::string> files_;
+  std::string goal_;
+  OutputOptions output_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_diagnose_command() { return std::make_unique<DiagnoseCommand>(); }
+
+}  // namespace perfhound::cli
