@@ -167,6 +167,21 @@ Result<Interval> bootstrap_percentile_ci(std::span<const double> samples, double
       resamples, seed);
 }
 
+namespace {
+// The percentile interval of the sorted-to-be replicates of B - A, and the two-sided Monte Carlo p-value of
+// "no difference" with the +1 correction (Davison & Hinkley 1997, ch. 4): never 0 from finitely many
+// replicates.
+void finish_difference(std::vector<double>& replicates, double confidence, std::int64_t at_or_below_zero,
+                       std::int64_t at_or_above_zero, DifferenceInterval& out) {
+  std::sort(replicates.begin(), replicates.end());
+  const double alpha = (1.0 - confidence) / 2.0;
+  out.lo = percentile_of_sorted(replicates, alpha * 100.0);
+  out.hi = percentile_of_sorted(replicates, (1.0 - alpha) * 100.0);
+  const auto tail = static_cast<double>(std::min(at_or_below_zero, at_or_above_zero));
+  out.p_value = std::min(1.0, 2.0 * (1.0 + tail) / (static_cast<double>(replicates.size()) + 1.0));
+}
+}  // namespace
+
 Result<DifferenceInterval> bootstrap_difference_ci(std::span<const double> x, std::span<const double> y,
                                                    const SortedStatistic& statistic, double confidence, int resamples,
                                                    std::uint64_t seed) {
@@ -198,14 +213,7 @@ Result<DifferenceInterval> bootstrap_difference_ci(std::span<const double> x, st
     at_or_above_zero += d >= 0 ? 1 : 0;
     replicates[static_cast<std::size_t>(b)] = d;
   }
-  std::sort(replicates.begin(), replicates.end());
-  const double alpha = (1.0 - confidence) / 2.0;
-  out.lo = percentile_of_sorted(replicates, alpha * 100.0);
-  out.hi = percentile_of_sorted(replicates, (1.0 - alpha) * 100.0);
-  // Monte Carlo p-value with the +1 correction (Davison & Hinkley 1997, ch. 4): never 0 from finitely many
-  // replicates.
-  const auto tail = static_cast<double>(std::min(at_or_below_zero, at_or_above_zero));
-  out.p_value = std::min(1.0, 2.0 * (1.0 + tail) / (static_cast<double>(resamples) + 1.0));
+  finish_difference(replicates, confidence, at_or_below_zero, at_or_above_zero, out);
   return out;
 }
 
@@ -238,12 +246,7 @@ Result<DifferenceInterval> bootstrap_percentile_difference_ci(std::span<const do
     at_or_above_zero += d >= 0 ? 1 : 0;
     replicates[static_cast<std::size_t>(b)] = d;
   }
-  std::sort(replicates.begin(), replicates.end());
-  const double alpha = (1.0 - confidence) / 2.0;
-  out.lo = percentile_of_sorted(replicates, alpha * 100.0);
-  out.hi = percentile_of_sorted(replicates, (1.0 - alpha) * 100.0);
-  const auto tail = static_cast<double>(std::min(at_or_below_zero, at_or_above_zero));
-  out.p_value = std::min(1.0, 2.0 * (1.0 + tail) / (static_cast<double>(resamples) + 1.0));
+  finish_difference(replicates, confidence, at_or_below_zero, at_or_above_zero, out);
   return out;
 }
 

@@ -9,25 +9,13 @@
 #include <sstream>
 
 #include "audit/claim_importer.h"
+#include "audit/audit_fixtures.h"
 
 namespace perfhound::audit {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::string read_fixture(const std::string& name) {
-  std::ifstream in(std::string(PERFHOUND_TEST_DATA) + "/audit/" + name, std::ios::binary);
-  EXPECT_TRUE(in) << name;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Claim import_fixture(const std::string& name) {
-  auto claim = import_claim(name, read_fixture(name));
-  EXPECT_TRUE(claim.ok()) << (claim.ok() ? "" : claim.error().message);
-  return claim.ok() ? std::move(claim).value() : Claim{};
-}
 
 std::set<std::string> rules_fired(const std::vector<Finding>& findings) {
   std::set<std::string> ids;

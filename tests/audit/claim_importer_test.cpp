@@ -10,25 +10,13 @@
 #include <sstream>
 
 #include "audit/audit_rules.h"
+#include "audit/audit_fixtures.h"
 
 namespace perfhound::audit {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::string read_fixture(const std::string& name) {
-  std::ifstream in(std::string(PERFHOUND_TEST_DATA) + "/audit/" + name, std::ios::binary);
-  EXPECT_TRUE(in) << name;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Claim import_fixture(const std::string& name) {
-  auto claim = import_claim(name, read_fixture(name));
-  EXPECT_TRUE(claim.ok()) << (claim.ok() ? "" : claim.error().message);
-  return claim.ok() ? std::move(claim).value() : Claim{};
-}
 
 std::string import_error(const std::string& path, const std::string& text) {
   auto claim = import_claim(path, text);
