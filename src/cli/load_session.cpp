@@ -353,6 +353,9 @@ void LoadFlags::add_to(CLI::App& app) {
   app.add_option("--slo", slo, "SLO for goodput and the gate: METRIC=THRESHOLD[@pQ],... e.g. ttft=500ms,tpot=50ms@p95 (gate at p99 by default)");
   app.add_option("--confidence", confidence, "Judge each SLO term at this confidence (binomial bound, as MLPerf early stopping)")
       ->check(CLI::Range(0.5, 0.999999));
+  app.add_option("--condition", stated_conditions, "State a condition the client cannot see, written with the result: "
+                                                 "KEY=VALUE, e.g. precision=fp8, hardware=h200, framework=vllm, "
+                                                 "framework_version=0.11.0 (repeatable; perfhound audit reads them)");
   app.add_option("--compat", compat, "Also print the summary under another tool's names: vllm, genai-perf, aiperf, guidellm");
   sim.add_to(app, "--sim-");
 }
@@ -509,6 +512,22 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   c.set("ignore_eos", f.ignore_eos);
   c.set("timeout_s", core::ns_to_seconds(s->timeout_ns));
   if (!s->slo.empty()) c.set("slo", s->slo.to_string());
+  // What the client cannot measure about the target (its precision, hardware, framework and version), as the
+  // user states it: seed §7 wants every number to travel with them. perfhound's own keys are not overridable.
+  for (const std::string& stated : f.stated_conditions) {
+    const auto eq = stated.find('=');
+    const std::string key = stated.substr(0, eq);
+    const bool snake = !key.empty() && std::all_of(key.begin(), key.end(), [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
+    });
+    if (eq == std::string::npos || !snake || eq + 1 == stated.size()) {
+      return core::Error{fmt::format("--condition '{}': expected KEY=VALUE with a snake_case key, e.g. precision=fp8", stated)};
+    }
+    if (c.has(key)) {
+      return core::Error{fmt::format("--condition {}: perfhound records '{}' itself (or it was given twice)", key, key)};
+    }
+    c.set(key, stated.substr(eq + 1));
+  }
   return std::unique_ptr<LoadSession>(new LoadSession(std::move(s)));
 }
 

@@ -33,6 +33,7 @@ struct LoadFlags {
   std::string extra_body, input_len = "1024", output_len = "128", dataset, dataset_format, arrival = "poisson";
   std::string ramp_up, duration, warmup = "10", slo, compat, window, soak, metrics_path = "/metrics";
   std::vector<std::string> headers;
+  std::vector<std::string> stated_conditions;  // --condition KEY=VALUE
   bool insecure = false, ignore_eos = false, no_usage = false, emit_timestamps = false, token_ids = false;
   std::uint64_t seed = 0;
   std::optional<std::uint64_t> requests;

@@ -25,12 +25,15 @@ std::vector<std::string> fast_run(std::vector<std::string> extra) {
 
 TEST(LoadCli, WritesTheResultDocumentAndARecordPerRequest) {
   const std::string records = "/tmp/perfhound_load_cli_" + std::to_string(getpid()) + ".jsonl";
-  const CliRun r = run(fast_run({"--records", records, "--json", "--slo", "ttft=10s,tpot=1s"}));
+  const CliRun r = run(fast_run({"--records", records, "--json", "--slo", "ttft=10s,tpot=1s", "--condition",
+                                 "precision=fp8", "--condition", "framework_version=0.11.0"}));
   // The exit code may be 1 only if the client was judged limited on a busy test machine; the figures hold.
   ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["kind"], "perfhound.load");
   EXPECT_EQ(doc["conditions"]["parameters"]["load"], "closed loop, concurrency 4");
+  EXPECT_EQ(doc["conditions"]["parameters"]["precision"], "fp8");
+  EXPECT_EQ(doc["conditions"]["parameters"]["framework_version"], "0.11.0");
   const auto& s = doc["result"]["summary"];
   EXPECT_EQ(s["requests"]["total"], 15);
   EXPECT_EQ(s["requests"]["warmup_discarded"], 3);
@@ -130,6 +133,9 @@ TEST(LoadCli, BadInputIsOneLineAndExitTwo) {
       {{"load", "--records", "/tmp/x.txt", "--sim-fixed-step-time", "1ms", "--requests", "1"}, "--records"},
       {{"load", "--soak", "10s", "--requests", "5"}, "--soak"},
       {{"load", "--soak", "soon"}, "--soak"},
+      {{"load", "--condition", "precision"}, "--condition 'precision': expected KEY=VALUE"},
+      {{"load", "--condition", "Precision=fp8"}, "--condition"},
+      {{"load", "--condition", "model=x"}, "--condition model: perfhound records 'model' itself"},
       {{"load", "--rate", "5", "--ramp-start-rate", "2"}, "--ramp-start-rate 2 needs --ramp-up"},
       {{"load", "--dataset", "data/load/generic_trace.csv", "--trace-speedup", "0"}, "--trace-speedup"},
       {{"load", "--soak", "10s", "--window", "5s"}, "--window"},
