@@ -10,6 +10,7 @@
 #include "audit/claim_importer.h"
 #include "cli/output.h"
 #include "core/conditions.h"
+#include "core/text_file.h"
 #include "core/units.h"
 #include "report/json_document.h"
 #include "report/table_writer.h"
@@ -72,10 +73,7 @@ class AuditCommand final : public Command {
       buffer << std::cin.rdbuf();
       return buffer.str();
     }
-    std::ifstream in(path_, std::ios::binary);
-    if (!in) return core::Error{fmt::format("cannot open '{}': no such file or not readable", path_)};
-    buffer << in.rdbuf();
-    return buffer.str();
+    return core::read_text_file(path_);
   }
 
   static nlohmann::ordered_json counts_json(const std::vector<audit::Finding>& findings) {

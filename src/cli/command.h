@@ -17,6 +17,7 @@ namespace perfhound::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitCheckFailed = 1;  // the check the command makes failed (SLO missed, regression)
 inline constexpr int kExitUsage = 2;        // usage or input error; one line on stderr names what is wrong
+inline constexpr int kExitInterrupted = 130;  // 128 + SIGINT, what shells report for a run stopped by Ctrl-C
 
 struct Context {
   int argc = 0;

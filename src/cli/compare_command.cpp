@@ -18,6 +18,7 @@
 #include "compare/compare_conditions.h"
 #include "compare/compare_samples.h"
 #include "core/conditions.h"
+#include "core/text_file.h"
 #include "core/diagnostics.h"
 #include "core/percentile.h"
 #include "core/sample_parser.h"
@@ -122,16 +123,8 @@ std::optional<fs::path> resolve_beside(const std::string& file, const fs::path& 
   return std::nullopt;
 }
 
-core::Result<std::string> read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return core::Error{fmt::format("'{}': cannot be read (no such file or no permission)", path.string())};
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 core::Result<Json> read_document(const fs::path& path) {
-  PH_ASSIGN_OR_RETURN(const std::string text, read_text(path));
+  PH_ASSIGN_OR_RETURN(const std::string text, core::read_text_file(path.string()));
   Json j;
   try {
     j = Json::parse(text);
@@ -258,7 +251,7 @@ core::Result<Run> stats_run(const fs::path& path, const Json& doc) {
     run.samples_source = fmt::format("its source '{}' was not found; give the files with --samples", source);
     return run;
   }
-  PH_ASSIGN_OR_RETURN(const std::string text, read_text(*resolved));
+  PH_ASSIGN_OR_RETURN(const std::string text, core::read_text_file(resolved->string()));
   std::string column = text_of("column");
   if (column.starts_with("column ")) column = column.substr(std::strlen("column "));
   PH_ASSIGN_OR_RETURN(const core::SampleColumn values,
@@ -767,7 +760,7 @@ class CompareCommand final : public Command {
   }
 
   core::Result<Run> sample_file_run(const std::string& path) const {
-    PH_ASSIGN_OR_RETURN(const std::string text, read_text(path));
+    PH_ASSIGN_OR_RETURN(const std::string text, core::read_text_file(path));
     PH_ASSIGN_OR_RETURN(const core::SampleColumn column,
                         core::parse_sample_column(text, {column_}, fmt::format("'{}'", path)));
     if (column.values.size() <= warmup_) {

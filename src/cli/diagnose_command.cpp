@@ -9,6 +9,7 @@
 
 #include "cli/output.h"
 #include "core/conditions.h"
+#include "core/text_file.h"
 #include "diagnose/evidence_reader.h"
 #include "diagnose/playbook.h"
 #include "report/json_document.h"
@@ -59,20 +60,12 @@ InputKind sniff(const std::string& path, std::string_view head) {
   return InputKind::kTrace;
 }
 
-core::Result<std::string> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return core::Error{fmt::format("cannot open '{}'", path)};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Reads one input into the evidence; returns what it was ("trace", "perfhound.mfu", "ncu CSV").
 core::Result<std::string> add_input(diagnose::Evidence& evidence, const std::string& path) {
   PH_ASSIGN_OR_RETURN(const std::string head, read_head(path));
   switch (sniff(path, head)) {
     case InputKind::kDocument: {
-      PH_ASSIGN_OR_RETURN(const std::string text, read_all(path));
+      PH_ASSIGN_OR_RETURN(const std::string text, core::read_text_file(path));
       PH_ASSIGN_OR_RETURN(const report::ReportInput doc, report::parse_report_input(path, text));
       PH_TRY(diagnose::add_document(evidence, doc.document, path));
       return doc.kind();

@@ -11,8 +11,6 @@
 namespace perfhound::cli {
 namespace {
 
-constexpr int kExitInterrupted = 130;  // 128 + SIGINT, what shells report for a run stopped by Ctrl-C
-
 class LoadCommand final : public Command {
  public:
   std::string_view name() const override { return "load"; }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/headless_render.h"
+#include "core/text_file.h"
 #include "report/html_report.h"
 #include "report/json_document.h"
 #include "report/report_assets.h"
@@ -44,7 +45,7 @@ class ReportCommand final : public Command {
   core::Result<int> run(const Context& context) override {
     std::vector<report::ReportInput> inputs;
     for (const std::string& path : paths_) {
-      PH_ASSIGN_OR_RETURN(const std::string text, read_input(path));
+      PH_ASSIGN_OR_RETURN(const std::string text, core::read_text_file(path));
       PH_ASSIGN_OR_RETURN(report::ReportInput input, report::parse_report_input(path, text));
       inputs.push_back(std::move(input));
     }
@@ -93,14 +94,6 @@ class ReportCommand final : public Command {
   }
 
  private:
-  static core::Result<std::string> read_input(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return core::Error{fmt::format("cannot open '{}': no such file or not readable", path)};
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
-  }
-
   std::vector<std::string> paths_;
   std::string output_path_;
   std::string title_;

@@ -12,6 +12,7 @@
 #include "cli/load_session.h"
 #include "cli/output.h"
 #include "core/units.h"
+#include "core/text_file.h"
 #include "load/sweep_analysis.h"
 #include "report/json_document.h"
 #include "report/table_writer.h"
@@ -19,7 +20,6 @@
 namespace perfhound::cli {
 namespace {
 
-constexpr int kExitInterrupted = 130;
 // The conditions a resumed point must share with this sweep, or its figures are not comparable.
 constexpr const char* kSameAcrossPoints[] = {"target", "endpoint", "model", "workload", "seed", "warmup_discarded",
                                              "slo", "ignore_eos", "stream_options_include_usage"};
@@ -85,11 +85,8 @@ PointFigures read_figures(const nlohmann::ordered_json& document) {
 }
 
 core::Result<nlohmann::ordered_json> read_document(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return core::Error{fmt::format("{}: cannot be read", path.string())};
-  std::stringstream text;
-  text << in.rdbuf();
-  auto j = nlohmann::ordered_json::parse(text.str(), nullptr, false);
+  PH_ASSIGN_OR_RETURN(const std::string text, core::read_text_file(path.string()));
+  auto j = nlohmann::ordered_json::parse(text, nullptr, false);
   if (j.is_discarded()) return core::Error{fmt::format("{}: not valid JSON", path.string())};
   if (!j.is_object() || j.value("kind", "") != "perfhound.load" || !j.contains("result") ||
       !j.contains("conditions") || !j["conditions"].contains("parameters")) {

@@ -368,7 +368,7 @@ TEST_F(CompareCli, BadInputIsOneLineAndExitTwo) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"compare", path("a.json")}, "in pairs"},
       {{"compare", path("a.json"), path("a.json"), path("a.json")}, "got 3 files"},
-      {{"compare", path("a.json"), path("missing.json")}, "missing.json': cannot be read"},
+      {{"compare", path("a.json"), path("missing.json")}, "missing.json': no such file or not readable"},
       {{"compare", path("a.json"), path("bad.json")}, "not valid JSON"},
       {{"compare", path("a.json"), path("trace.json")}, "is a perfhound.trace document"},
       {{"compare", path("a.json"), path("stats.json")}, "results of one kind"},

@@ -1,0 +1,13 @@
+// A whole file as text, for the commands that parse their inputs in memory (JSON documents, claim files).
+#pragma once
+
+#include <string>
+
+#include "core/result.h"
+
+namespace perfhound::core {
+
+// The file's bytes; the error is "cannot open '<path>': no such file or not readable".
+Result<std::string> read_text_file(const std::string& path);
+
+}  // namespace perfhound::core
