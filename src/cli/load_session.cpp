@@ -172,6 +172,11 @@ nlohmann::ordered_json client_json(const load::ClientHealth& h) {
           {"loop_lag", hist(h.loop_lag_ns)},
           {"dispatch_lag", hist(h.dispatch_lag_ns)},
           {"emit_to_receive", hist(h.emit_delay_ns)},
+          {"receive_backlog", hist(h.receive.backlog_ns)},
+          {"receive_timestamps",
+           {{"kernel_stamped_reads", h.receive.stamped_reads},
+            {"unstamped_reads", h.receive.unstamped_reads},
+            {"rejected_stamps", h.receive.rejected_stamps}}},
           {"connections_opened", h.connections_opened},
           {"stale_connection_retries", h.stale_connection_retries},
           {"max_in_flight", h.max_in_flight}};
@@ -225,6 +230,7 @@ std::string render_text(const load::LoadSummary& s, const load::ClientHealth& h,
   out += fmt::format("client: CPU {} of one core, event-loop lag p99 {}", core::format_percent(h.cpu_ratio), p99(h.loop_lag_ns));
   if (open_loop) out += fmt::format(", dispatch lag p99 {}", p99(h.dispatch_lag_ns));
   if (h.emit_delay_ns.total_count() > 0) out += fmt::format(", server emit -> receive p99 {}", p99(h.emit_delay_ns));
+  if (h.receive.stamped_reads > 0) out += fmt::format(", read backlog p99 {} (kernel receive stamps)", p99(h.receive.backlog_ns));
   out += fmt::format(", {} connections opened, {} in flight at most\n", h.connections_opened, h.max_in_flight);
   for (const auto& v : verdicts) {
     out += fmt::format("SLO p{} {} <= {}: observed {} ({} of {} over) -> {}", core::format_number(v.term.percentile),
@@ -511,6 +517,8 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   c.set("stream_options_include_usage", !f.no_usage);
   c.set("ignore_eos", f.ignore_eos);
   c.set("timeout_s", core::ns_to_seconds(s->timeout_ns));
+  c.set("receive_time", client.url.tls ? "when the read returned (https: the kernel cannot stamp decrypted bytes)"
+                                       : "the kernel's receive stamp (SO_TIMESTAMPNS), else when the read returned");
   if (!s->slo.empty()) c.set("slo", s->slo.to_string());
   // What the client cannot measure about the target (its precision, hardware, framework and version), as the
   // user states it: seed §7 wants every number to travel with them. perfhound's own keys are not overridable.

@@ -17,6 +17,7 @@
 #include "core/units.h"
 #include "load/openai_stream.h"
 #include "load/sse_parser.h"
+#include "load/stamped_tcp_stream.h"
 
 namespace perfhound::load {
 namespace {
@@ -79,7 +80,8 @@ using PlainStream = beast::tcp_stream;
 using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 struct Connection {
-  Connection(net::io_context& ioc, ssl::context* tls) : stream(make(ioc, tls)), buffer(kReadBufferLimit) {}
+  Connection(net::io_context& ioc, ssl::context* tls)
+      : stream(make(ioc, tls)), buffer(kReadBufferLimit), deadline(ioc.get_executor()) {}
   static std::variant<PlainStream, TlsStream> make(net::io_context& ioc, ssl::context* tls) {
     if (tls != nullptr) return std::variant<PlainStream, TlsStream>(std::in_place_index<1>, ioc, *tls);
     return std::variant<PlainStream, TlsStream>(std::in_place_index<0>, ioc);
@@ -91,6 +93,8 @@ struct Connection {
   beast::flat_buffer buffer;
   std::array<char, kBodyBufferBytes> body{};
   std::int64_t uses = 0;
+  RequestDeadline deadline;  // bounds the stamped reads, which bypass the tcp_stream's timer
+  bool stamped = false;      // plain TCP with kernel receive timestamps on: reads go through StampedTcpStream
 };
 
 // Failure classification: the phase tells connect from stream errors when the code alone does not.
@@ -353,6 +357,7 @@ class Runner {
     c->lowest().expires_at(deadline);
     co_await c->lowest().async_connect(endpoints_, net::redirect_error(net::use_awaitable, ec));
     if (!ec) c->lowest().socket().set_option(tcp::no_delay(true), ec);
+    if (!ec && !tls_) c->stamped = enable_receive_timestamps(c->lowest().socket().native_handle());
     if (!ec && tls_) {
       auto& tls = std::get<TlsStream>(c->stream);
       if (!SSL_set_tlsext_host_name(tls.native_handle(), client_.url.host.c_str())) {
@@ -369,6 +374,27 @@ class Runner {
     }
     ++outcome_.health.connections_opened;
     co_return c;
+  }
+
+  // A failed operation's kind: a stop cancels everything; the request deadline's timer cancels stamped reads
+  // and the write beside them with operation_aborted, which is the timeout.
+  ErrorKind failure_kind(const Connection& c, const ErrorCode& ec) const {
+    if (stopping_) return ErrorKind::kCancelled;
+    if (c.deadline.expired()) return ErrorKind::kTimeout;
+    return classify(ec);
+  }
+
+  // When the bytes just read reached the client: the kernel's stamp where the stream keeps one, else now. A
+  // stamp outside [sent, now] cannot be the arrival of this response's bytes and is not used.
+  template <class Stream>
+  std::int64_t received_ns(const Stream& stream, const RequestRecord& record) {
+    const std::int64_t now = now_ns();
+    if constexpr (std::is_same_v<Stream, StampedTcpStream>) {
+      const std::int64_t arrival = stream.last_arrival_steady_ns() - steady_ns(start_);
+      if (arrival >= record.sent_ns && arrival <= now) return arrival;
+      ++outcome_.health.receive.rejected_stamps;
+    }
+    return now;
   }
 
   void fail(RequestRecord& record, ErrorKind kind, std::string message) {
@@ -390,24 +416,28 @@ class Runner {
     parser.header_limit(kHeaderLimit);
     if (!ec) co_await http::async_read_header(stream, c.buffer, parser, net::redirect_error(net::use_awaitable, ec));
     if (ec) {
-      stale = c.uses > 0 && !stopping_ && classify(ec) == ErrorKind::kReset;
-      if (!stale) fail(record, stopping_ ? ErrorKind::kCancelled : classify(ec), fmt::format("sending: {}", ec.message()));
+      stale = c.uses > 0 && failure_kind(c, ec) == ErrorKind::kReset;
+      if (!stale) fail(record, failure_kind(c, ec), fmt::format("sending: {}", ec.message()));
       co_return false;
     }
-    const std::int64_t header_ns = now_ns();
+    const std::int64_t header_ns = received_ns(stream, record);
     record.first_byte_ns = header_ns;
     record.http_status = parser.get().result_int();
     const bool success = record.http_status >= 200 && record.http_status < 300;
     std::string error_body;
     SseParser sse(client_.max_event_bytes);
     bool done = false, finish_seen = false;
+    std::int64_t last_ns = header_ns;
     while (!parser.is_done()) {
       parser.get().body().data = c.body.data();
       parser.get().body().size = c.body.size();
       co_await http::async_read_some(stream, c.buffer, parser, net::redirect_error(net::use_awaitable, ec));
       if (ec == http::error::need_buffer) ec = {};
       const std::size_t n = c.body.size() - parser.get().body().size;
-      const std::int64_t t = now_ns();
+      // Bytes of one segment read in two reads get the same stamp, carried over to the steady clock by two clock
+      // pairs read a few ns apart: keep the times of one stream in order.
+      const std::int64_t t = std::max(last_ns, received_ns(stream, record));
+      last_ns = t;
       record.bytes_received += static_cast<std::int64_t>(n);
       if (n > 0) {
         const std::string_view bytes(c.body.data(), n);
@@ -450,18 +480,27 @@ class Runner {
       }
       if (ec) {
         record.end_ns = t;
-        fail(record, stopping_ ? ErrorKind::kCancelled : classify(ec),
-             fmt::format("after {} chunks: {}", record.content_chunks(), ec.message()));
+        fail(record, failure_kind(c, ec), fmt::format("after {} chunks: {}", record.content_chunks(), ec.message()));
         co_return false;
       }
     }
-    record.end_ns = now_ns();
+    record.end_ns = last_ns;  // when the last bytes arrived
     if (!success) {
       fail(record, ErrorKind::kHttpStatus, error_message_from_body(record.http_status, error_body));
     } else if (!done && !finish_seen) {
       fail(record, ErrorKind::kMalformed, "the stream ended without [DONE] or a finish_reason");
     }
     co_return parser.keep_alive() && (record.error == ErrorKind::kNone || record.error == ErrorKind::kHttpStatus);
+  }
+
+  // exchange() over a plain connection whose reads keep the kernel's receive times.
+  awaitable<bool> exchange_stamped(PlainStream& plain, Connection& c, const http::request<http::string_body>& req,
+                                   RequestRecord& record, Clock::time_point deadline, bool& stale) {
+    StampedTcpStream stream(plain, c.deadline, outcome_.health.receive);
+    c.deadline.arm(plain.socket(), deadline);
+    const bool reusable = co_await exchange(stream, c, req, record, deadline, stale);
+    c.deadline.disarm();
+    co_return reusable;
   }
 
   awaitable<void> run_request(std::uint64_t index, bool warmup, std::int64_t intended, std::int64_t ready,
@@ -488,7 +527,13 @@ class Runner {
       bool stale = false;
       active_.insert(c.get());
       const bool reusable = co_await std::visit(
-          [&](auto& stream) { return exchange(stream, *c, req, record, deadline, stale); }, c->stream);
+          [&](auto& stream) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(stream)>, PlainStream>) {
+              if (c->stamped) return exchange_stamped(stream, *c, req, record, deadline, stale);
+            }
+            return exchange(stream, *c, req, record, deadline, stale);
+          },
+          c->stream);
       active_.erase(c.get());
       ++c->uses;
       if (reusable && !stopping_) {

@@ -7,8 +7,11 @@
 // (stale_connection_retries); nothing else is retried: every failure is a record with its ErrorKind.
 //
 // Timing: sent_ns is taken when the client starts on the request (before taking or opening a connection), so
-// a connect or TLS handshake is inside the latencies, as a real client sees it. Each chunk's time is when
-// the read that delivered it returned. The client's own health is measured alongside (ClientHealth).
+// a connect or TLS handshake is inside the latencies, as a real client sees it. Each chunk's time is when its
+// bytes reached the client: over plain http the kernel's receive stamp of the read that delivered it
+// (SO_TIMESTAMPNS, kernel_receive_time.h), so the client's own read backlog is not in the latencies; over
+// https, or where the kernel gives no stamp, the time that read returned. The client's own health is
+// measured alongside (ClientHealth).
 #pragma once
 
 #include <csignal>
@@ -21,6 +24,7 @@
 
 #include "core/log_histogram.h"
 #include "core/result.h"
+#include "load/kernel_receive_time.h"
 #include "load/request_record.h"
 #include "load/target.h"
 #include "load/workload.h"
@@ -82,6 +86,7 @@ struct ClientHealth {
   core::LogHistogram loop_lag_ns{3'600'000'000'000, 3};      // lateness of a 10 ms ticker
   core::LogHistogram dispatch_lag_ns{3'600'000'000'000, 3};  // sent - max(intended, slot free): open loop
   core::LogHistogram emit_delay_ns{3'600'000'000'000, 3};    // receive - server emit (perfhound serve only)
+  ReceiveStampStats receive;                                  // plain http: kernel receive stamps, read backlog
   std::int64_t connections_opened = 0;
   std::int64_t stale_connection_retries = 0;
   std::int64_t max_in_flight = 0;

@@ -136,6 +136,13 @@ TEST(LoadRunner, ClosedLoopCompletesEveryRequestWithItsTokensOverKeptAliveConnec
   EXPECT_EQ(outcome->health.connections_opened, 4);
   EXPECT_EQ(outcome->health.max_in_flight, 4);
   EXPECT_GT(outcome->health.loop_lag_ns.total_count(), 0);
+  // Plain http: the reads carry the kernel's receive stamps. Linux turns stamping on for the whole host a moment
+  // after the first socket asks (a deferred static key), so the first few segments may come without one.
+  const auto& rx = outcome->health.receive;
+  EXPECT_GE(rx.stamped_reads + rx.unstamped_reads, 22 * 2);  // at least the header read and one body read each
+  EXPECT_GT(rx.stamped_reads, 10 * rx.unstamped_reads);
+  EXPECT_EQ(rx.rejected_stamps, 0);
+  EXPECT_EQ(rx.backlog_ns.total_count(), rx.stamped_reads);
 }
 
 TEST(LoadRunner, OpenLoopSendsOnScheduleAndMeasuresTheServersEmitDelay) {
@@ -399,6 +406,7 @@ TEST(LoadRunner, StreamsOverTlsAndRefusesAnUnverifiedCertificate) {
     EXPECT_EQ(r.content_chunks(), 5);
   }
   EXPECT_EQ(outcome->health.connections_opened, 2);  // kept alive over TLS too
+  EXPECT_EQ(outcome->health.receive.stamped_reads, 0);  // decrypted bytes have no kernel stamp: read-return times
   std::filesystem::remove_all(dir);
 }
 
