@@ -42,6 +42,11 @@ void SimFlags::add_to(CLI::App& app, const std::string& prefix) {
   app.add_option(flag("stall"), stall_, "How long a stalled stream stops sending")->default_val("2s");
   app.add_option(flag("fault-malformed"), faults_.malformed, "Fraction of streams with one chunk that is not JSON")->default_val(0.0);
   app.add_option(flag("fault-overlong"), faults_.overlong, "Fraction of streams with one 1 MiB SSE line")->default_val(0.0);
+  app.add_option(flag("fault-usage-short"), faults_.usage_short,
+                 "Fraction of streams whose usage reports one token fewer than streamed (for perfhound audit)")->default_val(0.0);
+  app.add_option(flag("fault-early-stop"), faults_.early_stop,
+                 "Fraction of streams ended with finish_reason 'stop' halfway, even with ignore_eos (for perfhound audit)")
+      ->default_val(0.0);
 }
 
 core::Result<SimulatedServer> SimFlags::build() const {
@@ -51,7 +56,8 @@ core::Result<SimulatedServer> SimFlags::build() const {
   for (const auto& [v, name] : {std::pair{faults.status_429, "fault-429"}, {faults.status_500, "fault-500"},
                                 {faults.status_503, "fault-503"}, {faults.reset, "fault-reset"},
                                 {faults.stall, "fault-stall"}, {faults.malformed, "fault-malformed"},
-                                {faults.overlong, "fault-overlong"}}) {
+                                {faults.overlong, "fault-overlong"}, {faults.usage_short, "fault-usage-short"},
+                                {faults.early_stop, "fault-early-stop"}}) {
     if (!(v >= 0 && v <= 1)) return core::Error{fmt::format("{}: must be a fraction in [0, 1], got {}", flag(name), v)};
     total += v;
   }

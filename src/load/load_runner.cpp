@@ -466,6 +466,10 @@ class Runner {
               record.usage_prompt_tokens = info.prompt_tokens;
               record.usage_completion_tokens = info.completion_tokens;
             }
+            if (info.finish) {
+              ++record.finish_events;
+              record.finish_reason.assign(info.finish_reason);
+            }
             finish_seen = finish_seen || info.finish;
             done = done || info.done;
           });

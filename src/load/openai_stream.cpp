@@ -166,6 +166,9 @@ bool read_choices(od::value& v, ChunkInfo& info, Failure& f) {
       } else if (path.sub == "finish_reason") {
         if (!value_type(value, t, f)) return false;
         if (t != od::json_type::null) info.finish = true;
+        if (t == od::json_type::string) {
+          if (auto e = value.get_string().get(info.finish_reason)) return json_fail(f, e);
+        }
       }
     }
     path.sub = {};

@@ -41,6 +41,7 @@ struct ChunkInfo {
   bool done = false;
   bool content = false;
   bool finish = false;
+  std::string_view finish_reason;  // its value when a string ("stop", "length"); valid until the next decode
   bool usage = false;
   std::int64_t prompt_tokens = -1;
   std::int64_t completion_tokens = -1;

@@ -51,6 +51,10 @@ struct RequestRecord {
   std::int64_t usage_prompt_tokens = -1;      // the server's usage block, -1 when it sent none
   std::int64_t usage_completion_tokens = -1;
   std::int64_t bytes_received = 0;  // response body bytes (after chunked decoding)
+  // Chunks with a non-null finish_reason (an OpenAI stream has one), and the last one's value. In memory only:
+  // perfhound audit's live checks read them; the records file does not carry them.
+  int finish_events = 0;
+  std::string finish_reason;
 
   bool ok() const { return error == ErrorKind::kNone; }
   std::int64_t content_chunks() const { return static_cast<std::int64_t>(chunk_ns.size()); }

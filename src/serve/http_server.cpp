@@ -38,7 +38,7 @@ constexpr std::array<std::string_view, 16> kWords = {" the", " model", " streams
                                                      " pace", " of", " a", " continuous", " batching", " engine",
                                                      " on", " a", " simulated", " GPU"};
 
-enum class Fault { kNone, k429, k500, k503, kReset, kStall, kMalformed, kOverlong };
+enum class Fault { kNone, k429, k500, k503, kReset, kStall, kMalformed, kOverlong, kUsageShort, kEarlyStop };
 
 // Per request, waiting for the engine's tokens. `notify` never expires on its own; the engine loop cancels it
 // to wake the stream.
@@ -76,7 +76,8 @@ struct HttpServer::Impl {
     for (const auto& [p, fault] : {std::pair{f.status_429, Fault::k429}, std::pair{f.status_500, Fault::k500},
                                    std::pair{f.status_503, Fault::k503}, std::pair{f.reset, Fault::kReset},
                                    std::pair{f.stall, Fault::kStall}, std::pair{f.malformed, Fault::kMalformed},
-                                   std::pair{f.overlong, Fault::kOverlong}}) {
+                                   std::pair{f.overlong, Fault::kOverlong}, std::pair{f.usage_short, Fault::kUsageShort},
+                                   std::pair{f.early_stop, Fault::kEarlyStop}}) {
       edge += p;
       if (u < edge) return fault;
     }
@@ -350,6 +351,14 @@ struct HttpServer::Impl {
           fmt::format_to(std::back_inserter(out), "data: {{\"perfhound_padding\": \"{}\"}}\n\n",
                          std::string(config.faults.overlong_bytes, 'x'));
         }
+        if (fault == Fault::kEarlyStop) {
+          append_finish_chunk(out, identity, "stop");
+          if (r.include_usage) append_usage_chunk(out, identity, r.prompt_tokens, written);
+          append_done(out);
+          co_await net::async_write(stream, http::make_chunk(net::buffer(out.data(), out.size())), use_awaitable);
+          co_await net::async_write(stream, http::make_chunk_last(), use_awaitable);
+          co_return true;  // Unregister aborts the sequence in the engine
+        }
         if (fault == Fault::kStall) {
           if (out.size() > 0) co_await net::async_write(stream, http::make_chunk(net::buffer(out.data(), out.size())), use_awaitable);
           out.clear();
@@ -359,7 +368,9 @@ struct HttpServer::Impl {
       }
       if (state.finished && state.ready == 0) {
         append_finish_chunk(out, identity, "length");
-        if (r.include_usage) append_usage_chunk(out, identity, r.prompt_tokens, written);
+        if (r.include_usage) {
+          append_usage_chunk(out, identity, r.prompt_tokens, fault == Fault::kUsageShort ? written - 1 : written);
+        }
         append_done(out);
         co_await net::async_write(stream, http::make_chunk(net::buffer(out.data(), out.size())), use_awaitable);
         co_await net::async_write(stream, http::make_chunk_last(), use_awaitable);

@@ -29,12 +29,15 @@ struct FaultConfig {
   double stall = 0;        // stop sending for stall_ms mid-stream, then continue
   double malformed = 0;    // send one chunk whose data is not JSON
   double overlong = 0;     // send one SSE line of overlong_bytes
+  // Dishonest servers, for perfhound audit's live checks to catch:
+  double usage_short = 0;  // report usage.completion_tokens one below the tokens streamed
+  double early_stop = 0;   // end the stream with finish_reason "stop" after half the tokens, ignore_eos or not
   std::int64_t stall_ms = 2000;
   std::size_t overlong_bytes = 1u << 20;
   std::uint64_t seed = 1;
 
   bool any() const {
-    return status_429 + status_500 + status_503 + reset + stall + malformed + overlong > 0;
+    return status_429 + status_500 + status_503 + reset + stall + malformed + overlong + usage_short + early_stop > 0;
   }
 };
 
