@@ -8,6 +8,7 @@
 
 #include "audit/audit_rules.h"
 #include "audit/claim_importer.h"
+#include "cli/audit_live.h"
 #include "cli/output.h"
 #include "core/conditions.h"
 #include "core/text_file.h"
@@ -38,6 +39,17 @@ class AuditCommand final : public Command {
                    "profile_export_genai_perf.json, or a claim file (.json, .yaml; docs/audit.md). '-' for stdin (JSON)");
     app.add_flag("--list-rules", list_rules_, "Print every rule (id, severity, seed section, meaning, remedy) and exit");
     add_output_flags(app, output_);
+    // Live checks of an endpoint (--url), or of the embedded perfhound serve (--live, with its --sim-* flags).
+    target_.add_target_to(app);
+    app.add_flag("--live", live_, "Run the live checks against the embedded perfhound serve (--sim-* flags) instead of a --url");
+    app.add_option("--requests", live_options_.requests, "Live: measured requests of each of the three runs")->default_val(32);
+    app.add_option("--concurrency", live_options_.concurrency, "Live: requests in flight in the stream runs")->default_val(4);
+    app.add_option("--input-len", live_options_.input_len, "Live: prompt tokens of the stream runs")->default_val(256);
+    app.add_option("--output-len", live_options_.output_len, "Live: max_tokens of the stream runs")->default_val(64);
+    app.add_option("--cache-input-len", live_options_.cache_input_len, "Live: prompt tokens of the repeated-prompt run")
+        ->default_val(1024);
+    app.add_option("--warmup", live_options_.warmup, "Live: requests discarded before each run")->default_val(2);
+    app.add_option("--seed", target_.seed, "Live: seed of the prompts (the seed check uses it and the next)")->default_val(0);
   }
 
   core::Result<int> run(const Context& context) override {
@@ -47,7 +59,11 @@ class AuditCommand final : public Command {
       PH_TRY(emit_result(context, output_, document, render_rules()));
       return kExitOk;
     }
-    if (path_.empty()) return core::Error{"give the FILE to audit (or --list-rules)"};
+    if (live_ || !target_.url.empty()) {
+      if (!path_.empty()) return core::Error{fmt::format("give a FILE or --url / --live, not both (got '{}')", path_)};
+      return run_live_audit(target_, live_options_, context, output_);
+    }
+    if (path_.empty()) return core::Error{"give the FILE to audit, --url URL for the live checks, or --list-rules"};
     PH_ASSIGN_OR_RETURN(const std::string text, read_input());
     PH_ASSIGN_OR_RETURN(const audit::Claim claim, audit::import_claim(path_ == "-" ? "<stdin>" : path_, text));
     const std::vector<audit::Finding> findings = audit::audit_claim(claim);
@@ -139,7 +155,9 @@ class AuditCommand final : public Command {
   }
 
   std::string path_;
-  bool list_rules_ = false;
+  bool list_rules_ = false, live_ = false;
+  LoadFlags target_;
+  LiveAuditOptions live_options_;
   OutputOptions output_;
 };
 

@@ -313,7 +313,11 @@ std::string render_soak(const std::vector<load::WindowFigures>& series, const lo
 }  // namespace
 
 void LoadFlags::add_to(CLI::App& app) {
-  // Target
+  add_target_to(app);
+  add_workload_and_load_to(app);
+}
+
+void LoadFlags::add_target_to(CLI::App& app) {
   app.add_option("--url", url, "Base URL of the server (http or https); none: an embedded perfhound serve");
   app.add_option("--endpoint", endpoint, "API: chat (/v1/chat/completions) or completions (/v1/completions)")
       ->default_val("chat");
@@ -330,7 +334,10 @@ void LoadFlags::add_to(CLI::App& app) {
   app.add_option("--extra-body", extra_body, "JSON object merged into every request body, e.g. '{\"temperature\":0}'");
   app.add_flag("--emit-timestamps", emit_timestamps, "Ask perfhound serve for its send time per chunk (measures the "
                                                      "client's receive delay; on by default for the embedded server)");
-  // Workload
+  sim.add_to(app, "--sim-");
+}
+
+void LoadFlags::add_workload_and_load_to(CLI::App& app) {
   app.add_option("--input-len", input_len, "Prompt tokens: N, uniform:LO,HI, normal:MEAN,SD, lognormal:MEDIAN,SIGMA, hist:FILE")
       ->default_val("1024");
   output_len_option =
@@ -363,7 +370,6 @@ void LoadFlags::add_to(CLI::App& app) {
                                                  "KEY=VALUE, e.g. precision=fp8, hardware=h200, framework=vllm, "
                                                  "framework_version=0.11.0 (repeatable; perfhound audit reads them)");
   app.add_option("--compat", compat, "Also print the summary under another tool's names: vllm, genai-perf, aiperf, guidellm");
-  sim.add_to(app, "--sim-");
 }
 
 struct LoadSession::State {
@@ -398,6 +404,7 @@ struct LoadSession::State {
 LoadSession::LoadSession(std::unique_ptr<State> state) : state_(std::move(state)) {}
 LoadSession::~LoadSession() = default;
 const core::Conditions& LoadSession::conditions() const { return state_->conditions; }
+const load::ClientOptions& LoadSession::client() const { return state_->client; }
 const load::Slo& LoadSession::slo() const { return state_->slo; }
 
 core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view command, const LoadFlags& flags,

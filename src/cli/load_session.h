@@ -18,6 +18,7 @@
 #include "core/conditions.h"
 #include "core/diagnostics.h"
 #include "core/result.h"
+#include "load/load_runner.h"
 #include "load/slo.h"
 
 namespace perfhound::cli {
@@ -25,7 +26,9 @@ namespace perfhound::cli {
 // Every flag of `perfhound load` except the load level (--concurrency / --rate), which `load` takes as one
 // value and `sweep` as a list.
 struct LoadFlags {
-  void add_to(CLI::App& app);
+  void add_to(CLI::App& app);  // both of:
+  void add_target_to(CLI::App& app);             // the target: URL (or the embedded server's --sim-*), model, API
+  void add_workload_and_load_to(CLI::App& app);  // the workload, schedule, warm-up, SLO and output flags
 
   SimFlags sim;
   CLI::Option* output_len_option = nullptr;
@@ -79,6 +82,9 @@ class LoadSession {
 
   // The conditions every run of this session shares (target, model, workload, seed, ...).
   const core::Conditions& conditions() const;
+  // The client it built (URL, model, key, endpoint, timeouts), for callers that send plans of their own
+  // (perfhound audit --url).
+  const load::ClientOptions& client() const;
   // --slo as parsed (empty without it).
   const load::Slo& slo() const;
 

@@ -134,7 +134,77 @@ TEST(AuditCli, HelpNamesTheFormats) {
   EXPECT_EQ(r.code, 0);
   EXPECT_THAT(r.out, HasSubstr("vllm bench serve"));
   EXPECT_THAT(r.out, HasSubstr("genai-perf"));
-  EXPECT_THAT(r.out, Not(HasSubstr("--url")));
+  EXPECT_THAT(r.out, HasSubstr("--url"));  // the live checks
+  EXPECT_THAT(r.out, HasSubstr("--live"));
+}
+
+}  // namespace
+}  // namespace perfhound::cli
+
+namespace perfhound::cli {
+namespace {
+
+nlohmann::json live_check(const nlohmann::json& doc, const std::string& id) {
+  for (const auto& c : doc["result"]["checks"]) {
+    if (c["check"] == id) return c;
+  }
+  ADD_FAILURE() << "no check " << id;
+  return {};
+}
+
+// The live checks against the embedded simulator, which caches nothing, streams one token a chunk, reports usage
+// exactly and generates exactly max_tokens: every check passes. 5 ms steps keep a busy host's jitter small
+// beside the server's pace.
+TEST(AuditCli, LiveChecksOfAnHonestServerPass) {
+  const CliRun r = run({"audit", "--live", "--sim-fixed-step-time", "5ms", "--requests", "16", "--output-len", "8",
+                        "--cache-input-len", "256", "--input-len", "64", "--json"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["kind"], "perfhound.audit");
+  EXPECT_EQ(doc["result"]["verdict"], "PASS");
+  ASSERT_EQ(doc["result"]["checks"].size(), 4u);
+  for (const auto& c : doc["result"]["checks"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
+  const auto accounting = live_check(doc, "stream-accounting");
+  EXPECT_EQ(accounting["numbers"]["completed"], 16);
+  EXPECT_EQ(accounting["numbers"]["content_chunks"], 16 * 8);  // one token a chunk
+  EXPECT_EQ(accounting["numbers"]["usage_completion_tokens"], 16 * 8);
+  const auto repeated = live_check(doc, "repeated-prompt");
+  EXPECT_EQ(repeated["numbers"]["same"], 8);  // 16 measured, alternating
+  EXPECT_EQ(repeated["numbers"]["distinct"], 8);
+  EXPECT_EQ(live_check(doc, "output-length")["numbers"]["at_max_tokens"], 16);
+  EXPECT_EQ(doc["conditions"]["parameters"]["audit"], "live");
+}
+
+// A server that under-reports usage on half the streams and stops the other half early despite ignore_eos: both
+// accounting checks fail, and the command exits 1.
+TEST(AuditCli, LiveChecksCatchUsageShortAndEarlyStop) {
+  const CliRun r = run({"audit", "--live", "--sim-fixed-step-time", "2ms", "--requests", "16", "--output-len", "8",
+                        "--cache-input-len", "64", "--input-len", "64", "--ignore-eos", "--sim-fault-usage-short", "0.5",
+                        "--sim-fault-early-stop", "0.5", "--json"});
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["result"]["verdict"], "FAIL");
+  const auto accounting = live_check(doc, "stream-accounting");
+  EXPECT_FALSE(accounting["passed"].get<bool>());
+  EXPECT_GT(accounting["numbers"]["more_chunks_than_usage_tokens"].get<int>(), 0);
+  // Every stream had one of the two faults, and each leaves the output (by usage) short of max_tokens.
+  const auto length = live_check(doc, "output-length");
+  EXPECT_FALSE(length["passed"].get<bool>());
+  EXPECT_EQ(length["numbers"]["under_max_tokens"], length["numbers"]["completed"]);
+  EXPECT_GT(length["numbers"]["finish_reasons"].value("stop", 0), 0);
+}
+
+TEST(AuditCli, LiveBadFlagsAreOneLineAndExitTwo) {
+  for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"audit", "--live", "--requests", "4"}, "--requests"},
+           {{"audit", "--live", "--output-len", "1"}, "--output-len"},
+           {{"audit", "claim.json", "--url", "http://127.0.0.1:9"}, "not both"},
+           {{"audit", "--url", "ftp://x"}, "--url"}}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << needle;
+    EXPECT_THAT(r.err, HasSubstr(needle));
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+  }
 }
 
 }  // namespace
