@@ -644,6 +644,8 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   vin.open_loop = open_loop;
   vin.dispatch_lag_p99_s = p99_s(health.dispatch_lag_ns);
   vin.loop_lag_p99_s = p99_s(health.loop_lag_ns);
+  const std::int64_t reads = health.receive.stamped_reads + health.receive.unstamped_reads;
+  vin.stamped_read_share = reads > 0 ? static_cast<double>(health.receive.stamped_reads) / static_cast<double>(reads) : 0.0;
   vin.client_cpu_ratio = health.cpu_ratio;
   vin.emit_delay_measured = health.emit_delay_ns.total_count() > 0;
   vin.emit_delay_p99_s = p99_s(health.emit_delay_ns);
@@ -669,6 +671,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
       diagnostics.push_back({&core::kClientLimited, r.what});
     }
   }
+  for (const auto& w : validity.warnings) diagnostics.push_back({&core::kClientBusy, w.what});
   if (summary.failed > 0) {
     diagnostics.push_back({&core::kRequestsFailed, fmt::format("{} of {} measured requests failed", summary.failed,
                                                                summary.completed + summary.failed)});

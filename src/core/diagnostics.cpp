@@ -8,8 +8,8 @@ namespace perfhound::core {
 std::span<const DiagnosticKind> all_diagnostic_kinds() {
   static constexpr std::array kAll{kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability, kUnknownCategory,
                                     kBeatsTheRoof,      kDoesNotFit,        kModelAssumption, kUnlockedClocks,
-                                    kClientLimited,     kRequestsFailed,    kPartialRun,      kTokensCounted,
-                                    kSoakDrift,         kConditionsDiffer};
+                                    kClientLimited,     kClientBusy,        kRequestsFailed,  kPartialRun,
+                                    kTokensCounted,     kSoakDrift,         kConditionsDiffer};
   return kAll;
 }
 

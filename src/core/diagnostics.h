@@ -68,6 +68,11 @@ inline constexpr DiagnosticKind kClientLimited{
     "the load generator, not the server, limited the run: it sent late, its event loop lagged or its core was "
     "saturated, so the latencies include the client's own delay",
     "lower the load per client process, run the client on a less busy machine, or spread it over MPI ranks"};
+inline constexpr DiagnosticKind kClientBusy{
+    "client-busy", Severity::kWarning,
+    "the client's event loop lagged, but every chunk time is the kernel's receive stamp, so the latencies stand; "
+    "what the lag delays is the client's next send, so a closed-loop run offered less load than its concurrency",
+    "lower the load per client process or give the client an idle core if the offered load matters"};
 inline constexpr DiagnosticKind kRequestsFailed{
     "requests-failed", Severity::kWarning,
     "some requests did not complete; the latency figures are over the completed ones only",

@@ -30,8 +30,15 @@ Validity evaluate_validity(const ValidityInputs& in) {
                                duration(limit(kMaxDispatchLagP99S))));
   }
   if (in.loop_lag_p99_s > limit(kMaxLoopLagP99S)) {
-    client_limited(fmt::format("client-limited: event-loop lag p99 {} > {}", duration(in.loop_lag_p99_s),
-                               duration(limit(kMaxLoopLagP99S))));
+    if (in.stamped_read_share >= kMinStampedReadShare) {
+      v.warnings.push_back({fmt::format("event-loop lag p99 {} > {}, with {} of the reads stamped by the kernel",
+                                        duration(in.loop_lag_p99_s), duration(limit(kMaxLoopLagP99S)),
+                                        core::format_percent(in.stamped_read_share)),
+                            std::string(kClientRemedy)});
+    } else {
+      client_limited(fmt::format("client-limited: event-loop lag p99 {} > {}", duration(in.loop_lag_p99_s),
+                                 duration(limit(kMaxLoopLagP99S))));
+    }
   }
   if (in.client_cpu_ratio > kMaxClientCpuRatio) {
     client_limited(fmt::format("client-limited: the client used {} of its core (> {})",

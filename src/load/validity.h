@@ -4,7 +4,9 @@
 // Client-limited, any of:
 //   - open loop: dispatch lag p99 > limit(1 ms) (requests left later than the schedule meant, for the
 //     client's reasons)
-//   - event-loop lag p99 > limit(5 ms) (the client's only thread was busy or descheduled when a response came)
+//   - event-loop lag p99 > limit(5 ms) (the client's only thread was busy or descheduled when a response came),
+//     unless at least 99% of the reads carried the kernel's receive stamp: then a chunk's time does not depend
+//     on when the loop got to it, and the lag is a warning (it delayed sends, not measurements)
 //   - perfhound serve emit -> receive delay p99 > limit(1 ms) (the client read late what the server had sent)
 //   - client CPU > 90% of its core over the run
 // where limit(floor) = max(floor, 10% of the run's p50 TTFT): the client's own delay disqualifies a run when
@@ -23,11 +25,13 @@ inline constexpr double kMaxLoopLagP99S = 5e-3;
 inline constexpr double kMaxClientCpuRatio = 0.9;
 inline constexpr double kMaxEmitDelayP99S = 1e-3;
 inline constexpr double kMaxClientDelayShareOfTtft = 0.1;
+inline constexpr double kMinStampedReadShare = 0.99;
 
 struct ValidityInputs {
   bool open_loop = false;
   double dispatch_lag_p99_s = 0;  // open loop only
   double loop_lag_p99_s = 0;
+  double stamped_read_share = 0;  // reads whose bytes carried the kernel's receive stamp, 0..1
   double client_cpu_ratio = 0;
   bool emit_delay_measured = false;
   double emit_delay_p99_s = 0;
@@ -44,6 +48,7 @@ struct Validity {
   bool valid = true;
   bool client_limited = false;
   std::vector<ValidityReason> reasons;
+  std::vector<ValidityReason> warnings;  // noted, not disqualifying
 };
 
 Validity evaluate_validity(const ValidityInputs& inputs);

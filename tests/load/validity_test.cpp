@@ -70,6 +70,27 @@ TEST(Validity, TheLimitsGrowToATenthOfTheMedianTtft) {
   EXPECT_FALSE(evaluate_validity(in).valid);
 }
 
+// With (nearly) every read stamped by the kernel, a lagging loop no longer moves a chunk's time: a warning.
+// Below 99% stamped, the unstamped reads carry the lag into the latencies: client-limited as before.
+TEST(Validity, EventLoopLagWithKernelStampsIsAWarningOnly) {
+  ValidityInputs in = healthy();
+  in.loop_lag_p99_s = 30e-3;
+  in.stamped_read_share = 0.999;
+  Validity v = evaluate_validity(in);
+  EXPECT_TRUE(v.valid);
+  EXPECT_FALSE(v.client_limited);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_THAT(v.warnings[0].what, HasSubstr("event-loop lag p99 30.0 ms > 5.00 ms, with 99.9% of the reads stamped"));
+  in.stamped_read_share = 0.98;
+  v = evaluate_validity(in);
+  EXPECT_FALSE(v.valid);
+  EXPECT_TRUE(v.warnings.empty());
+  EXPECT_THAT(v.reasons.at(0).what, HasSubstr("client-limited: event-loop lag"));
+  in.stamped_read_share = 1.0;  // the stamps do not excuse a saturated core
+  in.client_cpu_ratio = 0.95;
+  EXPECT_FALSE(evaluate_validity(in).valid);
+}
+
 TEST(Validity, NothingCompletedIsInvalidButNotClientLimited) {
   ValidityInputs in = healthy();
   in.completed = 0;
