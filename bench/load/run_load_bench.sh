@@ -44,7 +44,8 @@ print(json.dumps({"client": "perfhound", "workload": sys.argv[1], "status": r["s
   "requests_per_s": s["throughput"]["requests_per_s"], "chunks_per_s": chunks / s["window"]["duration_s"],
   "ttft_p50_s": lat["ttft"]["p50_s"], "ttft_p99_s": lat["ttft"]["p99_s"],
   "schedule_lag_p99_s": s["schedule_lag"].get("p99_s"), "dispatch_lag_p99_s": c["dispatch_lag"].get("p99_s"),
-  "emit_to_receive_p99_s": c["emit_to_receive"].get("p99_s"), "cpu_s": c["cpu_s"], "cpu_ratio": c["cpu_ratio"]}))' "$name"
+  "emit_to_receive_p99_s": c["emit_to_receive"].get("p99_s"), "receive_backlog_p99_s": c["receive_backlog"].get("p99_s"),
+  "cpu_s": c["cpu_s"], "cpu_ratio": c["cpu_ratio"]}))' "$name"
 }
 py() {
   local name=$1; shift
