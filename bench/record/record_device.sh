@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# perfhound record on a GPU machine: overhead on a launch-heavy PyTorch program (wall time with and without the
+# recorder, alternating, 5 rounds) and fidelity (perfhound trace's verdict and GPU busy share on the recorded
+# trace vs on torch.profiler's trace of the same program). One JSON line per run, then the two analyses.
+#   bench/record/record_device.sh PERFHOUND OUTDIR
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ph=${1:-build/perfhound}
+out=${2:-/tmp/record_bench}
+mkdir -p "$out"
+py=${PYTHON:-python3}
+echo "# $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) $($ph --version)"
+for i in 1 2 3 4 5; do
+  echo "{\"run\": \"plain\", \"round\": $i, \"result\": $($py bench/record/launch_heavy.py)}"
+  echo "{\"run\": \"recorded\", \"round\": $i, \"result\": $($ph record -o "$out/rec_$i.json" -- $py bench/record/launch_heavy.py 2>"$out/rec_$i.err" | head -1)}"
+  tail -2 "$out/rec_$i.err"
+done
+$ph record -o "$out/recorded.json" -- $py bench/record/launch_heavy.py > "$out/record_stdout.txt" 2>&1
+cat "$out/record_stdout.txt"
+$py bench/record/launch_heavy.py --profile "$out/kineto.json"
+for t in recorded kineto; do
+  $ph trace "$out/$t.json" --json > "$out/$t.trace.json" 2>"$out/$t.trace.err" || true
+  $py - "$out/$t.trace.json" "$t" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); r = d["result"]; dev = r["utilization"]["devices"][0]
+print(json.dumps({"trace": sys.argv[2], "bottleneck": r["verdict"]["bottleneck"], "active_busy_ratio": dev["active_busy_ratio"],
+                  "window_busy_ratio": dev["window_busy_ratio"], "kernels": dev["activity_count"], "busy_s": dev["busy_s"],
+                  "active_span_s": dev["active_span_s"], "summary": r["verdict"]["summary"]}))
+PY
+done

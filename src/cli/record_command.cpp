@@ -1,0 +1,164 @@
+#include "cli/record_command.h"
+
+#include <fmt/format.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/units.h"
+#include "trace/importer.h"
+
+namespace perfhound::cli {
+namespace {
+
+constexpr const char* kInjectionLibrary = "libperfhound_record_inject.so";
+
+std::atomic<pid_t> g_child{0};
+
+// Ctrl-C and SIGTERM go to the recorded program, which writes its trace as it ends; perfhound waits for it.
+void forward_signal(int sig) {
+  const pid_t child = g_child.load();
+  if (child > 0) ::kill(child, sig);
+}
+
+// The injection library: $PERFHOUND_RECORD_LIB, else beside the perfhound executable.
+std::string find_injection_library() {
+  if (const char* env = std::getenv("PERFHOUND_RECORD_LIB")) return env;
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  return (exe.parent_path() / kInjectionLibrary).string();
+}
+
+class RecordCommand final : public Command {
+ public:
+  std::string_view name() const override { return "record"; }
+  std::string_view summary() const override {
+    return "Record a GPU timeline (kernels, copies, API calls, NVTX) of any CUDA program through CUPTI, as a Chrome trace";
+  }
+
+  void add_flags(CLI::App& app) override {
+    app.add_option("command", command_, "The program and its arguments, after --: perfhound record -o t.json -- python3 train.py");
+    app.add_option("-o,--output", output_, "The Chrome trace to write (perfhound trace and Perfetto read it)")
+        ->default_val("perfhound-record.json");
+    app.add_option("--buffer-mb", buffer_mb_, "Size of each CUPTI activity buffer, MiB (1-1024)")->default_val(8);
+  }
+
+  core::Result<int> run(const Context& context) override {
+    if (command_.empty()) return core::Error{"give the program to record after --: perfhound record -- COMMAND [ARGS...]"};
+    if (buffer_mb_ < 1 || buffer_mb_ > 1024) return core::Error{fmt::format("--buffer-mb: must be 1-1024, got {}", buffer_mb_)};
+    const std::string library = find_injection_library();
+    std::error_code ec;
+    if (library.empty() || !std::filesystem::exists(library, ec)) {
+      return core::Error{fmt::format("built without CUPTI: no injection library at '{}' (configure where the CUDA toolkit "
+                                     "and CUPTI are found, or set PERFHOUND_RECORD_LIB)",
+                                     library)};
+    }
+    const std::string output = std::filesystem::absolute(output_).string();
+    const std::filesystem::path parent = std::filesystem::path(output).parent_path();
+    if (!std::filesystem::is_directory(parent, ec)) return core::Error{fmt::format("-o: no folder '{}'", parent.string())};
+    std::filesystem::remove(output, ec);  // a trace left from an earlier run must not pass for this one's
+
+    std::string joined;
+    for (const auto& a : command_) joined += (joined.empty() ? "" : " ") + a;
+    *context.err << fmt::format("perfhound record: {} -> {}\n", joined, output);
+    const auto started = std::chrono::steady_clock::now();
+    // exec's failure comes back through a close-on-exec pipe: a program that exits 127 on its own is not confused
+    // with one that could not start.
+    int exec_failure[2];
+    if (::pipe2(exec_failure, O_CLOEXEC) != 0) return core::Error{fmt::format("pipe: {}", std::strerror(errno))};
+    const pid_t child = ::fork();
+    if (child < 0) return core::Error{fmt::format("fork: {}", std::strerror(errno))};
+    if (child == 0) {
+      ::close(exec_failure[0]);
+      ::setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
+      ::setenv("PERFHOUND_RECORD_OUTPUT", output.c_str(), 1);
+      ::setenv("PERFHOUND_RECORD_COMMAND", joined.c_str(), 1);
+      ::setenv("PERFHOUND_RECORD_BUFFER_MB", std::to_string(buffer_mb_).c_str(), 1);
+      ::setenv("PERFHOUND_RECORD_PID", std::to_string(::getpid()).c_str(), 1);  // exec keeps the pid
+      std::vector<char*> argv;
+      for (auto& a : command_) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execvp(argv[0], argv.data());
+      const int error = errno;
+      [[maybe_unused]] const ssize_t written = ::write(exec_failure[1], &error, sizeof(error));
+      ::_exit(127);
+    }
+    ::close(exec_failure[1]);
+    int exec_error = 0;
+    const ssize_t got = ::read(exec_failure[0], &exec_error, sizeof(exec_error));
+    ::close(exec_failure[0]);
+    g_child = child;
+    struct sigaction forward {}, old_int {}, old_term {};
+    forward.sa_handler = forward_signal;
+    sigemptyset(&forward.sa_mask);
+    ::sigaction(SIGINT, &forward, &old_int);
+    ::sigaction(SIGTERM, &forward, &old_term);
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGTERM, &old_term, nullptr);
+    g_child = 0;
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (got == static_cast<ssize_t>(sizeof(exec_error))) {
+      return core::Error{fmt::format("cannot run '{}': {}", command_.front(), std::strerror(exec_error))};
+    }
+
+    if (!std::filesystem::exists(output, ec)) {
+      *context.err << fmt::format("perfhound record: no trace written: the program made no CUDA call that reached the "
+                                  "driver (or CUPTI could not start); it exited {} after {}\n",
+                                  code, core::format_duration_ns(wall_s * 1e9));
+      return code;
+    }
+    auto timeline = trace::import_trace(output);
+    if (!timeline.ok()) {
+      *context.err << fmt::format("perfhound record: wrote '{}', which does not read back: {}\n", output,
+                                  timeline.error().message);
+      return code;
+    }
+    // The writer puts its own count of what CUPTI had no buffer for in the metadata, before the events.
+    std::int64_t dropped = 0;
+    if (std::FILE* f = std::fopen(output.c_str(), "rb")) {
+      char head[4096] = {};
+      const std::size_t n = std::fread(head, 1, sizeof(head) - 1, f);
+      std::fclose(f);
+      const std::string_view text(head, n);
+      const std::size_t at = text.find("\"dropped_records\":");
+      if (at != std::string_view::npos) dropped = std::strtoll(head + at + 18, nullptr, 10);
+    }
+    std::size_t kernels = 0, copies = 0, fills = 0;
+    for (const auto& g : timeline->gpu) {
+      kernels += g.kind == trace::GpuKind::kKernel;
+      copies += g.kind == trace::GpuKind::kMemcpy;
+      fills += g.kind == trace::GpuKind::kMemset;
+    }
+    *context.out << fmt::format("perfhound record: wrote '{}': {} kernels, {} copies, {} fills, {} host events, {} GPU(s); "
+                                "{} records dropped (no CUPTI buffer free); the program exited {} after {}\n"
+                                "next: perfhound trace {}\n",
+                                output, kernels, copies, fills, timeline->host.size(), timeline->info.devices.size(), dropped,
+                                code, core::format_duration_ns(wall_s * 1e9), output_);
+    return code;
+  }
+
+ private:
+  std::vector<std::string> command_;
+  std::string output_;
+  int buffer_mb_ = 8;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_record_command() { return std::make_unique<RecordCommand>(); }
+
+}  // namespace perfhound::cli

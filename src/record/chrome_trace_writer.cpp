@@ -1,0 +1,143 @@
+#include "record/chrome_trace_writer.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+namespace perfhound::record {
+namespace {
+
+// A name as a JSON string literal; invalid UTF-8 is replaced, not thrown on. Kernel names repeat by the million:
+// each is escaped once.
+class NameCache {
+ public:
+  const std::string& quoted(std::string_view name) {
+    auto it = cache_.find(name);
+    if (it == cache_.end()) {
+      it = cache_.emplace(name, nlohmann::json(std::string(name)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+               .first;
+    }
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<std::string_view, std::string> cache_;
+};
+
+// ns as Kineto's microseconds with three decimals: exact to the ns.
+std::string us(std::uint64_t ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }
+std::string dur_us(std::uint64_t start, std::uint64_t end) { return us(end > start ? end - start : 0); }
+
+std::string_view gpu_category(GpuKind k) {
+  switch (k) {
+    case GpuKind::kKernel: return "kernel";
+    case GpuKind::kMemcpy: return "gpu_memcpy";
+    case GpuKind::kMemset: return "gpu_memset";
+  }
+  return "kernel";
+}
+
+}  // namespace
+
+void write_chrome_trace(const RecordedTrace& t, std::string& out) {
+  NameCache names;
+  auto o = std::back_inserter(out);
+  nlohmann::ordered_json head;
+  head["schemaVersion"] = 1;
+  nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+  for (const auto& d : t.devices) {
+    devices.push_back({{"id", d.id}, {"name", std::string(d.name)}, {"totalGlobalMem", d.global_memory_bytes},
+                       {"computeMajor", d.compute_major}, {"computeMinor", d.compute_minor}, {"numSms", d.sm_count}});
+  }
+  head["deviceProperties"] = std::move(devices);
+  if (t.cuda_runtime_version > 0) head["cuda_runtime_version"] = t.cuda_runtime_version;
+  if (t.cuda_driver_version > 0) head["cuda_driver_version"] = t.cuda_driver_version;
+  if (t.cupti_version > 0) head["cupti_version"] = t.cupti_version;
+  head["displayTimeUnit"] = "ms";
+  head["traceName"] = t.command;
+  head["perfhound_record"] = {{"dropped_records", t.dropped_records}};
+  std::string h = head.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  h.pop_back();  // the closing brace: traceEvents follows
+  out += h;
+  out += ",\"traceEvents\":[\n";
+  bool first = true;
+  const auto sep = [&] {
+    if (!first) out += ",\n";
+    first = false;
+  };
+  std::set<std::uint32_t> gpu_pids;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> streams, threads;
+  for (const auto& g : t.gpu) {
+    sep();
+    fmt::format_to(o, R"({{"ph":"X","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{"device":{},"context":{},"stream":{},"correlation":{})",
+                   gpu_category(g.kind), names.quoted(g.name), g.device, g.stream, us(g.start_ns), dur_us(g.start_ns, g.end_ns),
+                   g.device, g.context, g.stream, g.correlation);
+    if (g.kind == GpuKind::kKernel) {
+      fmt::format_to(o, R"(,"grid":[{},{},{}],"block":[{},{},{}],"registers per thread":{},"shared memory":{})", g.grid[0],
+                     g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], g.registers_per_thread, g.shared_memory);
+    } else {
+      fmt::format_to(o, R"(,"bytes":{})", g.bytes);
+    }
+    out += "}}";
+    gpu_pids.insert(g.device);
+    streams.insert({g.device, g.stream});
+  }
+  for (const auto& a : t.api) {
+    sep();
+    fmt::format_to(o, R"({{"ph":"X","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{"cbid":{},"correlation":{}}}}})",
+                   a.domain == ApiDomain::kRuntime ? "cuda_runtime" : "cuda_driver", names.quoted(a.name), a.process, a.thread,
+                   us(a.start_ns), dur_us(a.start_ns, a.end_ns), a.callback_id, a.correlation);
+    threads.insert({a.process, a.thread});
+  }
+  // CUPTI gives a synchronization its context and stream, not its thread: it goes on the stream's row, as Kineto
+  // puts cuda_sync, and perfhound trace reads it as a marker, not as GPU work.
+  for (const auto& s : t.syncs) {
+    sep();
+    fmt::format_to(o, R"({{"ph":"X","cat":"cuda_sync","name":{},"pid":0,"tid":{},"ts":{},"dur":{},"args":{{"stream":{},"correlation":{}}}}})",
+                   names.quoted(s.name), s.stream, us(s.start_ns), dur_us(s.start_ns, s.end_ns), s.stream, s.correlation);
+  }
+  for (const auto& r : t.ranges) {
+    sep();
+    fmt::format_to(o, R"({{"ph":"X","cat":"user_annotation","name":{},"pid":{},"tid":{},"ts":{},"dur":{}}})", names.quoted(r.name),
+                   r.process, r.thread, us(r.start_ns), dur_us(r.start_ns, r.end_ns));
+    threads.insert({r.process, r.thread});
+  }
+  for (const std::uint32_t d : gpu_pids) {
+    sep();
+    fmt::format_to(o, R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":"GPU {}"}}}})", d, d);
+  }
+  for (const auto& [d, s] : streams) {
+    sep();
+    fmt::format_to(o, R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"stream {}"}}}})", d, s, s);
+  }
+  for (const auto& [p, th] : threads) {
+    sep();
+    fmt::format_to(o, R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"thread {}"}}}})", p, th, th);
+  }
+  out += "\n]}\n";
+}
+
+core::Status write_chrome_trace_file(const RecordedTrace& trace, const std::string& path) {
+  std::string text;
+  write_chrome_trace(trace, text);
+  const std::string temp = path + ".partial";
+  {
+    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
+    if (!f) return core::Error{fmt::format("cannot write '{}': {}", temp, std::strerror(errno))};
+    f.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!f) return core::Error{fmt::format("cannot write '{}': {}", temp, std::strerror(errno))};
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) return core::Error{fmt::format("cannot rename '{}' to '{}': {}", temp, path, ec.message())};
+  return {};
+}
+
+}  // namespace perfhound::record

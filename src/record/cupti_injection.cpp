@@ -1,0 +1,307 @@
+// libperfhound_record_inject.so: loaded into a CUDA program by the driver (CUDA_INJECTION64_PATH names it; the
+// driver calls InitializeInjection at cuInit). It turns on CUPTI's activity records for kernels, copies, fills,
+// runtime and driver API calls, synchronizations, NVTX ranges and devices, hands CUPTI fixed-size buffers from a
+// pool (never an allocation per record), converts each completed buffer into compact records and returns the
+// buffer to the pool, and at exit (or on SIGTERM / SIGINT when the program left them at their default) flushes
+// CUPTI and writes the Chrome trace to $PERFHOUND_RECORD_OUTPUT. perfhound record (src/cli/record_command.cpp)
+// sets the variables and runs the program.
+#include <cupti.h>
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "record/chrome_trace_writer.h"
+#include "record/cupti_names.h"
+#include "record/recorded_trace.h"
+
+namespace perfhound::record {
+namespace {
+
+constexpr std::size_t kDefaultBufferBytes = 8u << 20;
+constexpr std::size_t kBufferAlign = 8;  // CUPTI's requirement (ACTIVITY_RECORD_ALIGNMENT)
+
+struct Recorder {
+  std::mutex mutex;
+  RecordedTrace trace;
+  std::vector<std::uint8_t*> free_buffers;
+  std::size_t buffer_bytes = kDefaultBufferBytes;
+  std::string output = "perfhound-record.json";
+  std::atomic<bool> written{false};
+  // Interned names: a kernel's mangled name -> demangled, an API callback -> its name, copy kinds -> "Memcpy ...".
+  std::unordered_map<const char*, std::string_view> kernel_names;
+  std::map<std::pair<int, std::uint32_t>, std::string_view> api_names;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::string_view> copy_names;
+  std::map<std::uint32_t, std::string_view> fill_names;
+  std::unordered_map<std::string, std::string_view> range_names;
+  std::unordered_map<std::uint32_t, RangeRecord> open_ranges;  // NVTX start markers by id, until their end
+};
+
+Recorder& recorder() {
+  static Recorder* r = new Recorder;  // never destroyed: exit handlers and CUPTI's thread may still use it
+  return *r;
+}
+
+std::string_view keep(Recorder& r, std::string text) { return r.trace.storage.emplace_back(std::move(text)); }
+
+std::string_view kernel_name(Recorder& r, const char* mangled) {
+  if (mangled == nullptr) return "(unnamed kernel)";
+  auto it = r.kernel_names.find(mangled);
+  if (it != r.kernel_names.end()) return it->second;
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  const std::string_view name = status == 0 && demangled != nullptr ? keep(r, demangled) : std::string_view(mangled);
+  std::free(demangled);
+  return r.kernel_names.emplace(mangled, name).first->second;
+}
+
+std::string_view api_name(Recorder& r, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  const auto key = std::pair{static_cast<int>(domain), static_cast<std::uint32_t>(cbid)};
+  auto it = r.api_names.find(key);
+  if (it != r.api_names.end()) return it->second;
+  const char* name = nullptr;
+  std::string_view view = "(unknown API)";
+  if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr) view = without_version_suffix(name);
+  return r.api_names.emplace(key, view).first->second;
+}
+
+// Driver calls the runtime makes on its own are not reported; the ones a program (Triton, CUDA graphs) makes
+// directly are. Kept: launches, copies, fills and waits, the calls a timeline is read for.
+bool driver_call_kept(std::string_view name) {
+  for (std::string_view prefix : {"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset", "cuStreamSynchronize",
+                                  "cuCtxSynchronize", "cuEventSynchronize", "cuStreamWaitEvent"}) {
+    if (name.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
+void convert(Recorder& r, const CUpti_Activity* a) {
+  RecordedTrace& t = r.trace;
+  switch (a->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(a);
+      GpuRecord g;
+      g.kind = GpuKind::kKernel;
+      g.name = kernel_name(r, k->name);
+      g.start_ns = k->start;
+      g.end_ns = k->end;
+      g.device = k->deviceId;
+      g.context = k->contextId;
+      g.stream = k->streamId;
+      g.correlation = k->correlationId;
+      g.grid[0] = k->gridX, g.grid[1] = k->gridY, g.grid[2] = k->gridZ;
+      g.block[0] = k->blockX, g.block[1] = k->blockY, g.block[2] = k->blockZ;
+      g.registers_per_thread = k->registersPerThread;
+      g.shared_memory = k->staticSharedMemory + k->dynamicSharedMemory;
+      t.gpu.push_back(g);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(a);
+      const auto key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>{m->copyKind, m->srcKind, m->dstKind};
+      auto it = r.copy_names.find(key);
+      if (it == r.copy_names.end()) it = r.copy_names.emplace(key, keep(r, memcpy_name(m->copyKind, m->srcKind, m->dstKind))).first;
+      GpuRecord g;
+      g.kind = GpuKind::kMemcpy;
+      g.name = it->second;
+      g.start_ns = m->start;
+      g.end_ns = m->end;
+      g.device = m->deviceId;
+      g.context = m->contextId;
+      g.stream = m->streamId;
+      g.correlation = m->correlationId;
+      g.bytes = m->bytes;
+      t.gpu.push_back(g);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(a);
+      auto it = r.fill_names.find(m->memoryKind);
+      if (it == r.fill_names.end()) it = r.fill_names.emplace(m->memoryKind, keep(r, memset_name(m->memoryKind))).first;
+      GpuRecord g;
+      g.kind = GpuKind::kMemset;
+      g.name = it->second;
+      g.start_ns = m->start;
+      g.end_ns = m->end;
+      g.device = m->deviceId;
+      g.context = m->contextId;
+      g.stream = m->streamId;
+      g.correlation = m->correlationId;
+      g.bytes = m->bytes;
+      t.gpu.push_back(g);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      const auto* api = reinterpret_cast<const CUpti_ActivityAPI*>(a);
+      const bool runtime = a->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+      ApiRecord rec;
+      rec.domain = runtime ? ApiDomain::kRuntime : ApiDomain::kDriver;
+      rec.name = api_name(r, runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, api->cbid);
+      if (!runtime && !driver_call_kept(rec.name)) break;
+      rec.start_ns = api->start;
+      rec.end_ns = api->end;
+      rec.process = api->processId;
+      rec.thread = api->threadId;
+      rec.correlation = api->correlationId;
+      rec.callback_id = api->cbid;
+      t.api.push_back(rec);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+      const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(a);
+      t.syncs.push_back({synchronization_name(s->type), s->start, s->end, s->contextId, s->streamId, s->correlationId});
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(a);
+      if ((m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0) {
+        RangeRecord range;
+        const std::string name = m->name != nullptr ? m->name : "(unnamed range)";
+        auto it = r.range_names.find(name);
+        if (it == r.range_names.end()) it = r.range_names.emplace(name, keep(r, name)).first;
+        range.name = it->second;
+        range.start_ns = m->timestamp;
+        range.process = m->objectId.pt.processId;
+        range.thread = m->objectId.pt.threadId;
+        r.open_ranges[m->id] = range;
+      } else if ((m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) != 0) {
+        const auto it = r.open_ranges.find(m->id);
+        if (it != r.open_ranges.end()) {
+          it->second.end_ns = m->timestamp;
+          t.ranges.push_back(it->second);
+          r.open_ranges.erase(it);
+        }
+      }
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_DEVICE: {
+      const auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(a);
+      t.devices.push_back({d->id, keep(r, d->name != nullptr ? d->name : "GPU"), d->numMultiprocessors,
+                           d->computeCapabilityMajor, d->computeCapabilityMinor, d->globalMemorySize});
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  Recorder& r = recorder();
+  std::lock_guard lock(r.mutex);
+  if (!r.free_buffers.empty()) {
+    *buffer = r.free_buffers.back();
+    r.free_buffers.pop_back();
+  } else {
+    *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlign, r.buffer_bytes));
+  }
+  *size = *buffer != nullptr ? r.buffer_bytes : 0;
+  *max_records = 0;  // as many as fit
+}
+
+void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buffer, size_t /*size*/, size_t valid) {
+  Recorder& r = recorder();
+  std::lock_guard lock(r.mutex);
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) convert(r, record);
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS) r.trace.dropped_records += dropped;
+  r.free_buffers.push_back(buffer);
+}
+
+void write_trace() {
+  Recorder& r = recorder();
+  if (r.written.exchange(true)) return;
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard lock(r.mutex);
+  const core::Status status = write_chrome_trace_file(r.trace, r.output);
+  if (!status.ok()) std::fprintf(stderr, "perfhound record: %s\n", status.error().message.c_str());
+}
+
+// Not async-signal-safe (it flushes CUPTI and writes a file), which is the price of keeping a trace of a program
+// that is killed; the default action follows, as if we had not been there.
+void on_signal(int sig) {
+  write_trace();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install_signal_handler(int sig) {
+  struct sigaction current {};
+  if (sigaction(sig, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) std::signal(sig, on_signal);
+}
+
+// NVTX ranges reach CUPTI only when NVTX is told to load it: point NVTX_INJECTION64_PATH at the libcupti this
+// library was linked with, unless the program set it.
+void route_nvtx_to_cupti() {
+  Dl_info info{};
+  if (std::getenv("NVTX_INJECTION64_PATH") == nullptr &&
+      dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) != 0 && info.dli_fname != nullptr) {
+    setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
+  }
+}
+
+bool enable(CUpti_ActivityKind kind) {
+  const CUptiResult result = cuptiActivityEnable(kind);
+  if (result == CUPTI_SUCCESS) return true;
+  const char* message = nullptr;
+  cuptiGetResultString(result, &message);
+  std::fprintf(stderr, "perfhound record: CUPTI activity kind %d not enabled: %s\n", static_cast<int>(kind),
+               message != nullptr ? message : "unknown error");
+  return false;
+}
+
+}  // namespace
+}  // namespace perfhound::record
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  using namespace perfhound::record;
+  static std::once_flag once;
+  static int result = 0;
+  std::call_once(once, [] {
+    Recorder& r = recorder();
+    if (const char* out = std::getenv("PERFHOUND_RECORD_OUTPUT")) r.output = out;
+    // A CUDA process the recorded program started inherits the variables: it writes its own trace beside the
+    // first, named after its pid, instead of overwriting it.
+    const char* recorded_pid = std::getenv("PERFHOUND_RECORD_PID");
+    if (recorded_pid != nullptr && std::strtol(recorded_pid, nullptr, 10) != static_cast<long>(::getpid())) {
+      const std::size_t dot = r.output.rfind(".json");
+      const std::string tag = ".pid" + std::to_string(::getpid());
+      r.output = dot == std::string::npos ? r.output + tag : r.output.substr(0, dot) + tag + r.output.substr(dot);
+    }
+    if (const char* mb = std::getenv("PERFHOUND_RECORD_BUFFER_MB")) {
+      const long v = std::strtol(mb, nullptr, 10);
+      if (v > 0 && v <= 1024) r.buffer_bytes = static_cast<std::size_t>(v) << 20;
+    }
+    if (const char* cmd = std::getenv("PERFHOUND_RECORD_COMMAND")) r.trace.command = cmd;
+    route_nvtx_to_cupti();
+    if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
+      std::fprintf(stderr, "perfhound record: cuptiActivityRegisterCallbacks failed: no trace will be written\n");
+      return;
+    }
+    for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+                                    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER}) {
+      enable(kind);
+    }
+    uint32_t version = 0;
+    if (cuptiGetVersion(&version) == CUPTI_SUCCESS) r.trace.cupti_version = static_cast<int>(version);
+    std::atexit(write_trace);
+    install_signal_handler(SIGTERM);
+    install_signal_handler(SIGINT);
+    result = 1;
+  });
+  return result;
+}

@@ -1,0 +1,23 @@
+// The names Kineto (PyTorch's profiler) gives CUPTI's enumerations, so a trace `perfhound record` writes reads
+// like one PyTorch wrote: "Memcpy HtoD (Pageable -> Device)" is the only place a Chrome trace says pageable.
+// The arguments are CUPTI's numeric values (cupti_activity.h: CUpti_ActivityMemcpyKind, CUpti_ActivityMemoryKind,
+// CUpti_ActivitySynchronizationType); pure, so they are tested without CUPTI.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace perfhound::record {
+
+std::string_view memcpy_kind_name(std::uint32_t copy_kind);  // 1 -> "HtoD"; unknown -> "Unknown"
+std::string_view memory_kind_name(std::uint32_t memory_kind);  // 1 -> "Pageable"; unknown -> "Unknown"
+// "Memcpy HtoD (Pageable -> Device)"
+std::string memcpy_name(std::uint32_t copy_kind, std::uint32_t src_kind, std::uint32_t dst_kind);
+// "Memset (Device)"
+std::string memset_name(std::uint32_t memory_kind);
+std::string_view synchronization_name(std::uint32_t type);  // 1 -> "Event Synchronize"
+// CUPTI's callback names carry the API version ("cudaLaunchKernel_v7000"); Kineto drops it.
+std::string_view without_version_suffix(std::string_view api_name);
+
+}  // namespace perfhound::record

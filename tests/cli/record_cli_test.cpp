@@ -1,0 +1,56 @@
+// perfhound record without a GPU: the runs that need no CUDA device (no CUDA call: no trace, the program's own exit
+// code; bad flags: one line, exit 2). The recording itself is checked on an H200 (bench/RESULTS.md "perfhound
+// record"), since this machine has no driver for CUPTI to attach to.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "cli/cli_runner.h"
+
+namespace perfhound::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+bool injection_library_built() {
+  return std::filesystem::exists(std::filesystem::path(PERFHOUND_BINARY_DIR) / "libperfhound_record_inject.so");
+}
+
+TEST(RecordCli, AProgramWithoutCudaWritesNoTraceAndKeepsItsExitCode) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_none.json").string();
+  CliRun r = run({"record", "-o", out, "--", "/bin/sh", "-c", "exit 3"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("no trace written"));
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = run({"record", "-o", out, "--", "true"});
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST(RecordCli, BadInputIsOneLineAndExitTwo) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"record"}, "after --"},
+           {{"record", "--buffer-mb", "0", "--", "true"}, "--buffer-mb"},
+           {{"record", "-o", "/nonexistent-folder/t.json", "--", "true"}, "-o: no folder"},
+           {{"record", "--", "/nonexistent/program"}, "cannot run '/nonexistent/program'"}}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << needle << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(needle));
+  }
+}
+
+TEST(RecordCli, WithoutTheInjectionLibraryItSaysSo) {
+  ::setenv("PERFHOUND_RECORD_LIB", "/nonexistent/libperfhound_record_inject.so", 1);
+  const CliRun r = run({"record", "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("built without CUPTI"));
+  ::unsetenv("PERFHOUND_RECORD_LIB");
+}
+
+}  // namespace
+}  // namespace perfhound::cli

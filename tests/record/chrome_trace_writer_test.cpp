@@ -1,0 +1,101 @@
+// A hand-built recording, written as a Chrome trace and read back by perfhound's own Kineto importer: what
+// `perfhound record` writes must mean to `perfhound trace` exactly what was recorded.
+#include "record/chrome_trace_writer.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "trace/importer.h"
+
+namespace perfhound::record {
+namespace {
+
+RecordedTrace two_kernels_and_a_pageable_copy() {
+  RecordedTrace t;
+  t.command = "python3 prog.py";
+  t.devices.push_back({0, "NVIDIA H200", 132, 9, 0, 150'109'880'320});
+  // A 256 MiB pageable copy of 42.5 ms, then two kernels on stream 7 (1.5 us and 126.784 us).
+  GpuRecord copy;
+  copy.kind = GpuKind::kMemcpy;
+  copy.name = "Memcpy HtoD (Pageable -> Device)";
+  copy.start_ns = 1'000'000'000;
+  copy.end_ns = 1'042'500'000;
+  copy.stream = 7;
+  copy.correlation = 10;
+  copy.bytes = 268'435'456;
+  GpuRecord k1;
+  k1.name = "void at::native::vectorized_elementwise_kernel<4, \"quoted\">(int)";
+  k1.start_ns = 1'050'000'000;
+  k1.end_ns = 1'050'001'500;
+  k1.stream = 7;
+  k1.correlation = 11;
+  k1.grid[0] = 132;
+  k1.block[0] = 128;
+  GpuRecord k2 = k1;
+  k2.start_ns = 1'050'010'000;
+  k2.end_ns = 1'050'136'784;
+  k2.correlation = 12;
+  t.gpu = {copy, k1, k2};
+  t.api.push_back({ApiDomain::kRuntime, "cudaMemcpyAsync", 999'990'000, 1'042'600'000, 452, 452, 10, 41});
+  t.api.push_back({ApiDomain::kRuntime, "cudaLaunchKernel", 1'049'990'000, 1'049'995'000, 452, 452, 11, 211});
+  t.api.push_back({ApiDomain::kDriver, "cuLaunchKernel", 1'050'000'000, 1'050'004'000, 452, 453, 12, 307});
+  t.syncs.push_back({"Stream Synchronize", 1'050'140'000, 1'050'150'000, 1, 7, 13});
+  t.ranges.push_back({"step 0", 999'000'000, 1'051'000'000, 452, 452});
+  return t;
+}
+
+TEST(ChromeTraceWriter, WhatIsWrittenIsWhatPerfhoundTraceReads) {
+  const RecordedTrace t = two_kernels_and_a_pageable_copy();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("perfhound_record_writer_test_" + std::to_string(::getpid()) + ".json"))
+                               .string();
+  ASSERT_TRUE(write_chrome_trace_file(t, path).ok());
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+  auto timeline = trace::import_trace(path);
+  ASSERT_TRUE(timeline.ok()) << timeline.error().message;
+  ASSERT_EQ(timeline->gpu.size(), 3u);
+  const auto& copy = timeline->gpu[0];
+  EXPECT_EQ(copy.kind, trace::GpuKind::kMemcpy);
+  EXPECT_EQ(copy.dur_ns, 42'500'000);
+  EXPECT_EQ(copy.stream, 7);
+  EXPECT_EQ(timeline->name(copy.name), "Memcpy HtoD (Pageable -> Device)");
+  EXPECT_EQ(timeline->gpu[2].kind, trace::GpuKind::kKernel);
+  EXPECT_EQ(timeline->gpu[2].dur_ns, 126'784);  // ns survive the microsecond text
+  EXPECT_EQ(timeline->gpu[2].start_ns - timeline->gpu[1].start_ns, 10'000);
+  EXPECT_EQ(timeline->name(timeline->gpu[1].name), "void at::native::vectorized_elementwise_kernel<4, \"quoted\">(int)");
+  EXPECT_EQ(timeline->gpu[1].correlation, 11);
+  // Host: three API calls and the NVTX range; the synchronization is a marker on the stream row, not GPU work.
+  EXPECT_EQ(timeline->host.size(), 4u);
+  ASSERT_EQ(timeline->info.devices.size(), 1u);
+  EXPECT_EQ(timeline->info.devices[0].name, "NVIDIA H200");
+  EXPECT_EQ(timeline->info.devices[0].sm_count, 132);
+  EXPECT_EQ(timeline->stats.unknown_categories.size(), 0u);
+
+  std::ifstream in(path);
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["traceName"], "python3 prog.py");
+  EXPECT_EQ(doc["perfhound_record"]["dropped_records"], 0);
+  std::filesystem::remove(path);
+}
+
+TEST(ChromeTraceWriter, AnEmptyRecordingIsStillValidJson) {
+  RecordedTrace t;
+  std::string out;
+  write_chrome_trace(t, out);
+  const auto doc = nlohmann::json::parse(out);
+  EXPECT_TRUE(doc["traceEvents"].is_array());
+  EXPECT_TRUE(doc["traceEvents"].empty());
+}
+
+TEST(ChromeTraceWriter, AnUnwritableFolderIsAnErrorNamingThePath) {
+  const core::Status s = write_chrome_trace_file(RecordedTrace{}, "/nonexistent-folder/t.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("/nonexistent-folder/t.json.partial"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace perfhound::record

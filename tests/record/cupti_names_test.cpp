@@ -1,0 +1,31 @@
+// CUPTI's enumerations under Kineto's names; the numbers are cupti_activity.h's (CUDA 13.0):
+// CUPTI_ACTIVITY_MEMCPY_KIND_HTOD = 1, _DTOH = 2, _DTOD = 8, _PTOP = 10; CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE = 1,
+// _PINNED = 2, _DEVICE = 3; CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE = 3.
+#include "record/cupti_names.h"
+
+#include <gtest/gtest.h>
+
+namespace perfhound::record {
+namespace {
+
+TEST(CuptiNames, CopiesAreNamedAsKinetoNamesThem) {
+  EXPECT_EQ(memcpy_name(1, 1, 3), "Memcpy HtoD (Pageable -> Device)");  // the string data_movement.cpp parses
+  EXPECT_EQ(memcpy_name(2, 3, 2), "Memcpy DtoH (Device -> Pinned)");
+  EXPECT_EQ(memcpy_name(8, 3, 3), "Memcpy DtoD (Device -> Device)");
+  EXPECT_EQ(memcpy_name(10, 3, 3), "Memcpy PtoP (Device -> Device)");
+  EXPECT_EQ(memcpy_name(99, 42, 3), "Memcpy Unknown (Unknown -> Device)");
+  EXPECT_EQ(memset_name(3), "Memset (Device)");
+  EXPECT_EQ(synchronization_name(3), "Stream Synchronize");
+  EXPECT_EQ(synchronization_name(7), "Unknown Synchronize");
+}
+
+TEST(CuptiNames, TheApiVersionSuffixIsDropped) {
+  EXPECT_EQ(without_version_suffix("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
+  EXPECT_EQ(without_version_suffix("cuMemcpyHtoDAsync_v2"), "cuMemcpyHtoDAsync");
+  EXPECT_EQ(without_version_suffix("cudaDeviceSynchronize"), "cudaDeviceSynchronize");
+  EXPECT_EQ(without_version_suffix("cudaGraph_vx"), "cudaGraph_vx");  // not a version
+  EXPECT_EQ(without_version_suffix("cuda_v"), "cuda_v");
+}
+
+}  // namespace
+}  // namespace perfhound::record
