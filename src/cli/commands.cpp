@@ -5,6 +5,7 @@
 #include "cli/hw_command.h"
 #include "cli/load_command.h"
 #include "cli/mfu_command.h"
+#include "cli/probe_command.h"
 #include "cli/record_command.h"
 #include "cli/report_command.h"
 #include "cli/roofline_command.h"
@@ -27,6 +28,7 @@ std::vector<std::unique_ptr<Command>> make_commands() {
   commands.push_back(make_roofline_command());
   commands.push_back(make_mfu_command());
   commands.push_back(make_hw_command());
+  commands.push_back(make_probe_command());
   commands.push_back(make_record_command());
   commands.push_back(make_stats_command());
   commands.push_back(make_audit_command());

@@ -9,7 +9,8 @@ std::span<const DiagnosticKind> all_diagnostic_kinds() {
   static constexpr std::array kAll{kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability, kUnknownCategory,
                                     kBeatsTheRoof,      kDoesNotFit,        kModelAssumption, kUnlockedClocks,
                                     kClientLimited,     kClientBusy,        kRequestsFailed,  kPartialRun,
-                                    kTokensCounted,     kSoakDrift,         kConditionsDiffer};
+                                    kTokensCounted,     kSoakDrift,         kConditionsDiffer, kClockDropped,
+                                    kNvmlUnavailable,   kFigureUnsupported};
   return kAll;
 }
 

@@ -100,6 +100,23 @@ inline constexpr DiagnosticKind kConditionsDiffer{
     "the numbers cannot be put down to the one change",
     "re-measure with everything but the variable fixed, or declare the key with --variable if it is the change"};
 
+// perfhound probe: the GPU's clock fell during the run, NVML is missing, or a figure could not be measured.
+inline constexpr DiagnosticKind kClockDropped{
+    "clock-dropped", Severity::kWarning,
+    "the GPU's SM clock was lower after the probe than before it (thermal or power throttling), so the later "
+    "figures were measured at a lower clock than the earlier ones",
+    "check cooling and power limits, or lock the clocks (nvidia-smi -lgc) and rerun"};
+inline constexpr DiagnosticKind kNvmlUnavailable{
+    "nvml-unavailable", Severity::kInfo,
+    "NVML (libnvidia-ml.so.1) could not be loaded or queried, so the clocks and temperature before and after "
+    "are not recorded and throttling cannot be detected",
+    "run where the NVIDIA driver (and its libnvidia-ml.so.1) is installed"};
+inline constexpr DiagnosticKind kFigureUnsupported{
+    "figure-unsupported", Severity::kInfo,
+    "a figure was not measured on this GPU (no such datapath, or the library refused the setup); it is listed "
+    "with the reason and left out of the chip file",
+    "none needed unless the GPU should support it: then check the driver, CUDA and cuBLAS versions"};
+
 std::span<const DiagnosticKind> all_diagnostic_kinds();
 std::string_view severity_name(Severity s);
 

@@ -1,0 +1,38 @@
+// CUDA and cuBLAS return codes as core::Error, one line naming the call (STYLE.md rule 8): e.g.
+// "cudaMalloc: out of memory". Internal to src/cuda.
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+#include <string>
+
+#include "core/result.h"
+
+namespace perfhound::cuda {
+
+inline std::string call_name(const char* expression) {
+  std::string s(expression);
+  const auto paren = s.find('(');
+  return paren == std::string::npos ? s : s.substr(0, paren);
+}
+inline core::Error cuda_error(const std::string& call, cudaError_t e) {
+  return core::Error{call + ": " + cudaGetErrorString(e)};
+}
+inline core::Error cublas_error(const std::string& call, cublasStatus_t s) {
+  return core::Error{call + ": " + cublasLtGetStatusName(s) + " (" + cublasLtGetStatusString(s) + ")"};
+}
+
+}  // namespace perfhound::cuda
+
+// PH_CUDA_TRY(cudaMalloc(&p, n));  returns "cudaMalloc: <cudaGetErrorString>" from the enclosing function.
+#define PH_CUDA_TRY(expr)                                                                              \
+  do {                                                                                                 \
+    const cudaError_t ph_cuda_error_ = (expr);                                                         \
+    if (ph_cuda_error_ != cudaSuccess) return ::perfhound::cuda::cuda_error(::perfhound::cuda::call_name(#expr), ph_cuda_error_); \
+  } while (0)
+// PH_CUBLAS_TRY(cublasLtMatmul(...));  the same for cublasStatus_t.
+#define PH_CUBLAS_TRY(expr)                                                                              \
+  do {                                                                                                   \
+    const cublasStatus_t ph_cublas_status_ = (expr);                                                     \
+    if (ph_cublas_status_ != CUBLAS_STATUS_SUCCESS) return ::perfhound::cuda::cublas_error(::perfhound::cuda::call_name(#expr), ph_cublas_status_); \
+  } while (0)

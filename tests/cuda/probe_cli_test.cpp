@@ -1,0 +1,52 @@
+// `perfhound probe` from the command line where no GPU run happens: bad flags, and a build or machine
+// without CUDA, each one line on stderr and exit 2. (The GPU run is probe_gpu_test.cpp.)
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "cli/cli_runner.h"
+#include "cuda/probe_runner.h"
+
+namespace perfhound::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+void expect_one_line_error(const CliRun& r, const std::string& needle) {
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(needle));
+}
+
+TEST(ProbeCli, BadFlagsNameTheFlag) {
+  expect_one_line_error(run({"probe", "--device", "x"}), "--device");
+  expect_one_line_error(run({"probe", "--repeats", "1"}), "--repeats");
+  expect_one_line_error(run({"probe", "--warmup", "0"}), "--warmup");
+  expect_one_line_error(run({"probe", "--frobnicate"}), "--frobnicate");
+  expect_one_line_error(run({"probe", "--base", "h200-sxm"}), "--base: only used with --catalogue-out");
+  expect_one_line_error(run({"probe", "--base", "no-such-chip", "--catalogue-out", "/tmp/x.json"}),
+                        "--base: unknown chip 'no-such-chip' (catalogue: a100-sxm-80gb");
+}
+
+TEST(ProbeCli, HelpListsEveryFlag) {
+  const CliRun r = run({"probe", "--help"});
+  EXPECT_EQ(r.code, 0);
+  for (const char* flag : {"--device", "--quick", "--warmup", "--repeats", "--catalogue-out", "--base", "--json", "-o"}) {
+    EXPECT_THAT(r.out, HasSubstr(flag));
+  }
+}
+
+TEST(ProbeCli, WithoutCudaOrWithoutADeviceItSaysSoInOneLine) {
+  const auto count = cuda::cuda_device_count();
+  if (count.ok() && *count > 0) GTEST_SKIP() << "a CUDA device is present: probe_gpu_test runs the probe";
+  const CliRun r = run({"probe", "--quick"});
+  if (!cuda::built_with_cuda()) {
+    expect_one_line_error(r, "perfhound probe: built without CUDA (nvcc was not found at configure time)");
+  } else {
+    expect_one_line_error(r, "perfhound probe: cudaGetDeviceCount");
+  }
+}
+
+}  // namespace
+}  // namespace perfhound::cli
