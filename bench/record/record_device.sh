@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # perfhound record on a GPU machine: overhead on a launch-heavy PyTorch program (wall time with and without the
-# recorder, alternating, 5 rounds) and fidelity (perfhound trace's verdict and GPU busy share on the recorded
+# recorder, alternating, ROUNDS rounds, default 5) and fidelity (perfhound trace's verdict and GPU busy share on the recorded
 # trace vs on torch.profiler's trace of the same program). One JSON line per run, then the two analyses.
 #   bench/record/record_device.sh PERFHOUND OUTDIR
 set -uo pipefail
@@ -10,7 +10,7 @@ out=${2:-/tmp/record_bench}
 mkdir -p "$out"
 py=${PYTHON:-python3}
 echo "# $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) $($ph --version)"
-for i in 1 2 3 4 5; do
+for i in $(seq 1 "${ROUNDS:-5}"); do
   echo "{\"run\": \"plain\", \"round\": $i, \"result\": $($py bench/record/launch_heavy.py)}"
   echo "{\"run\": \"recorded\", \"round\": $i, \"result\": $($ph record -o "$out/rec_$i.json" -- $py bench/record/launch_heavy.py 2>"$out/rec_$i.err" | head -1)}"
   tail -2 "$out/rec_$i.err"

@@ -41,13 +41,14 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // ---------------------------------------------------------------------------------------------- inputs
 
-enum class InputKind { kLoad, kStats, kSweep, kSamples };
+enum class InputKind { kLoad, kStats, kSweep, kBench, kSamples };
 
 std::string_view kind_name(InputKind k) {
   switch (k) {
     case InputKind::kLoad: return "perfhound.load";
     case InputKind::kStats: return "perfhound.stats";
     case InputKind::kSweep: return "perfhound.sweep";
+    case InputKind::kBench: return "perfhound.bench";
     case InputKind::kSamples: return "samples";
   }
   return "samples";
@@ -155,8 +156,9 @@ core::Result<InputKind> kind_of(const fs::path& path, const Json& doc) {
   if (kind == "perfhound.load") return InputKind::kLoad;
   if (kind == "perfhound.stats") return InputKind::kStats;
   if (kind == "perfhound.sweep") return InputKind::kSweep;
-  return core::Error{fmt::format("'{}' is a {} document; compare reads perfhound.load, perfhound.sweep and "
-                                 "perfhound.stats results (or raw sample files with --samples)",
+  if (kind == "perfhound.bench") return InputKind::kBench;
+  return core::Error{fmt::format("'{}' is a {} document; compare reads perfhound.load, perfhound.sweep, "
+                                 "perfhound.stats and perfhound.bench results (or raw sample files with --samples)",
                                  path.string(), kind)};
 }
 
@@ -547,9 +549,9 @@ class CompareCommand final : public Command {
     }
     PH_ASSIGN_OR_RETURN(const auto sides, split_sides(context));
     PH_ASSIGN_OR_RETURN(InputKind kind, read_inputs());
-    if (higher_is_better_ && (kind == InputKind::kLoad || kind == InputKind::kSweep)) {
-      return core::Error{"--higher-is-better: load metrics have their own direction; the flag is for stats documents "
-                         "and --samples"};
+    if (higher_is_better_ && (kind == InputKind::kLoad || kind == InputKind::kSweep || kind == InputKind::kBench)) {
+      return core::Error{"--higher-is-better: load and bench metrics have their own direction (bench samples are "
+                         "seconds per operation); the flag is for stats documents and --samples"};
     }
     PH_ASSIGN_OR_RETURN(std::vector<Benchmark> benchmarks, build_benchmarks(kind, sides));
     PH_ASSIGN_OR_RETURN(const std::vector<MetricSpec> specs, make_specs(kind, benchmarks));
@@ -814,9 +816,41 @@ class CompareCommand final : public Command {
     return out;
   }
 
+  // A perfhound::bench document's benchmarks by name, each a run of its own samples (seconds per operation).
+  core::Result<std::vector<std::pair<std::string, Run>>> bench_points(const std::string& path) const {
+    const Json& doc = documents_.at(path);
+    const Json& list = at_path(doc, {"result", "benchmarks"});
+    if (!list.is_array()) return core::Error{fmt::format("'{}': a bench result without result.benchmarks", path)};
+    std::vector<std::pair<std::string, Run>> out;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Json& b = list[i];
+      if (!b.is_object() || !b.contains("name") || !b["name"].is_string() || !b.contains("samples_s") ||
+          !b["samples_s"].is_array()) {
+        return core::Error{fmt::format("'{}' benchmark {}: needs a string name and a samples_s array", path, i)};
+      }
+      Run run;
+      run.path = path;
+      run.conditions = doc["conditions"];
+      run.result = b;
+      if (b.contains("diagnostics") && b["diagnostics"].is_array()) run.diagnostics = b["diagnostics"];
+      auto& values = run.samples["samples"];
+      for (const Json& v : b["samples_s"]) {
+        if (!v.is_number()) {
+          return core::Error{fmt::format("'{}' benchmark '{}': samples_s holds a {}, not a number", path,
+                                         b["name"].get<std::string>(), v.type_name())};
+        }
+        values.push_back(v.get<double>());
+      }
+      run.has_samples = !values.empty();
+      run.samples_source = run.has_samples ? path : "the benchmark has no samples";
+      out.emplace_back(b["name"].get<std::string>(), std::move(run));
+    }
+    return out;
+  }
+
   core::Result<std::vector<Benchmark>> build_benchmarks(InputKind kind, const Sides& sides) {
     std::vector<Benchmark> out;
-    if (kind != InputKind::kSweep) {
+    if (kind != InputKind::kSweep && kind != InputKind::kBench) {
       if (sides.split) {
         Benchmark bm;
         bm.name = fmt::format("{} run{} vs {} run{}", sides.a.size(), sides.a.size() == 1 ? "" : "s", sides.b.size(),
@@ -843,12 +877,13 @@ class CompareCommand final : public Command {
       }
       return out;
     }
-    // Sweeps: points pair by label; with several sweeps a side, a label's points are that side's runs.
+    // Sweeps: points pair by label (bench documents: benchmarks by name); with several files a side, a label's
+    // points are that side's runs.
     const auto group = [&](const std::vector<std::string>& files, const std::string& side)
         -> core::Result<std::vector<std::pair<std::string, std::vector<Run>>>> {
       std::vector<std::pair<std::string, std::vector<Run>>> by_label;
       for (const auto& f : files) {
-        PH_ASSIGN_OR_RETURN(auto points, sweep_points(f));
+        PH_ASSIGN_OR_RETURN(auto points, kind == InputKind::kBench ? bench_points(f) : sweep_points(f));
         for (auto& [label, run] : points) {
           auto it = std::find_if(by_label.begin(), by_label.end(), [&](const auto& e) { return e.first == label; });
           if (it == by_label.end()) {
@@ -858,7 +893,10 @@ class CompareCommand final : public Command {
           it->second.push_back(std::move(run));
         }
       }
-      if (by_label.empty()) return core::Error{fmt::format("the {} sweep has no points", side)};
+      if (by_label.empty()) {
+        return core::Error{fmt::format("the {} {} has no {}", side, kind == InputKind::kBench ? "bench result" : "sweep",
+                                       kind == InputKind::kBench ? "benchmarks" : "points")};
+      }
       return by_label;
     };
     const auto pair_up = [&](const std::vector<std::string>& fa, const std::vector<std::string>& fb,
@@ -888,6 +926,9 @@ class CompareCommand final : public Command {
                        sides.a.size() > 1 ? fmt::format("{} vs {}: ", sides.a[i], sides.b[i]) : ""));
       }
     }
+    if (out.empty() && kind == InputKind::kBench) {
+      return core::Error{"no benchmark of A has a name that B has too: bench results pair by benchmark name"};
+    }
     if (out.empty()) {
       return core::Error{"no sweep point of A has a label that B has too: sweeps pair by label (e.g. 'concurrency 8')"};
     }
@@ -898,6 +939,7 @@ class CompareCommand final : public Command {
     const Direction direction = higher_is_better_ ? Direction::kHigherIsBetter : Direction::kLowerIsBetter;
     if (kind == InputKind::kLoad || kind == InputKind::kSweep) return load_specs();
     if (kind == InputKind::kSamples) return sample_specs(si_unit_of(unit_), direction);
+    if (kind == InputKind::kBench) return sample_specs("s", Direction::kLowerIsBetter);  // seconds per operation
     // Stats documents: one unit across all, or the numbers do not compare.
     std::optional<std::string> unit;
     for (const Benchmark& bm : benchmarks) {

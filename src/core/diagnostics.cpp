@@ -10,7 +10,7 @@ std::span<const DiagnosticKind> all_diagnostic_kinds() {
                                     kBeatsTheRoof,      kDoesNotFit,        kModelAssumption, kUnlockedClocks,
                                     kClientLimited,     kClientBusy,        kRequestsFailed,  kPartialRun,
                                     kTokensCounted,     kSoakDrift,         kConditionsDiffer, kClockDropped,
-                                    kNvmlUnavailable,   kFigureUnsupported};
+                                    kNvmlUnavailable,   kFigureUnsupported, kBenchNotConverged, kBlockingKernelTimedOut};
   return kAll;
 }
 

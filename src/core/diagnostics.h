@@ -117,6 +117,20 @@ inline constexpr DiagnosticKind kFigureUnsupported{
     "with the reason and left out of the chip file",
     "none needed unless the GPU should support it: then check the driver, CUDA and cuBLAS versions"};
 
+// perfhound::bench: sampling stopped before the noise target was met, or launches did not queue behind the
+// blocking kernel in time.
+inline constexpr DiagnosticKind kBenchNotConverged{
+    "bench-not-converged", Severity::kWarning,
+    "the benchmark stopped at its timeout or sample cap before the relative noise fell under the target, so the "
+    "percentiles are as noisy as the noise figure says",
+    "find what disturbs the samples (other work on the machine, clocks, a kernel too short for the timer) or "
+    "raise --timeout; hot batches average short kernels"};
+inline constexpr DiagnosticKind kBlockingKernelTimedOut{
+    "blocking-kernel-timed-out", Severity::kWarning,
+    "the kernel that holds the stream while launches queue released itself at its timeout: the launch waited "
+    "for the GPU (it synchronizes, or the launch queue filled), so host submission time may be in the sample",
+    "do not synchronize inside the launch callable; use fewer launches per hot batch"};
+
 std::span<const DiagnosticKind> all_diagnostic_kinds();
 std::string_view severity_name(Severity s);
 

@@ -315,6 +315,49 @@ TEST_F(CompareCli, SweepsPairTheirPointsByLabel) {
   EXPECT_EQ(unpaired[1]["only_in"], "B");
 }
 
+// perfhound::bench documents (bench/examples, docs/bench.md): benchmarks pair by name, their samples (seconds
+// per operation) compare as distributions, lower is better. B is A + 10 us sample for sample, so the
+// Hodges-Lehmann shift is exactly +10 us (every pairwise difference is A_j - A_i + 10 us, symmetric about it).
+TEST_F(CompareCli, BenchResultsPairTheirBenchmarksByName) {
+  const auto bench = [&](const std::string& name, const std::vector<std::pair<std::string, double>>& benchmarks) {
+    Json list = Json::array();
+    for (const auto& [bm, shift] : benchmarks) {
+      Json samples = Json::array();
+      for (int i = 1; i <= 40; ++i) samples.push_back(i * 1e-6 + shift);
+      // numpy.percentile(range(1, 41), 50) = 20.5
+      list.push_back({{"name", bm}, {"mode", "cold"}, {"unit", "s"}, {"count", 40}, {"p50_s", 20.5e-6 + shift},
+                      {"p90_s", 36.1e-6 + shift}, {"p95_s", 38.05e-6 + shift}, {"p99_s", 39.61e-6 + shift},
+                      {"samples_s", samples}});
+    }
+    Json p = {{"suite", "copy kernel"}, {"gpu", {{"name", "NVIDIA H200"}, {"compute_capability", "9.0"}}}};
+    std::ofstream(path(name))
+        << Json{{"schema_version", 1}, {"kind", "perfhound.bench"}, {"conditions", conditions(p)},
+                {"result", {{"suite", "copy kernel"}, {"benchmarks", list}}}, {"diagnostics", Json::array()}}
+               .dump(2);
+  };
+  bench("a.json", {{"copy 16 MiB cold", 0}, {"copy 1 GiB cold", 0}});
+  bench("b.json", {{"copy 1 GiB cold", 10e-6}, {"copy 16 MiB hot", 0}});
+  const CliRun r = run({"compare", path("a.json"), path("b.json"), "--json", "--fail-on", "samples"});
+  EXPECT_EQ(r.code, 1) << r.err;  // the 1 GiB copy got slower
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["result"]["input_kind"], "perfhound.bench");
+  ASSERT_EQ(doc["result"]["benchmarks"].size(), 1u);
+  EXPECT_EQ(doc["result"]["benchmarks"][0]["name"], "copy 1 GiB cold");
+  const Json& samples = metric(doc, "samples");
+  EXPECT_EQ(samples["n_a"], 40);
+  EXPECT_NEAR(samples["shift"].get<double>(), 10e-6, 1e-15);
+  EXPECT_EQ(samples["verdict"], "worse");
+  EXPECT_EQ(samples["direction"], "lower is better");
+  EXPECT_NEAR(metric(doc, "p50")["a"].get<double>(), 20.5e-6, 1e-15);  // the document's own p50
+  ASSERT_EQ(doc["result"]["unpaired"].size(), 2u);
+  EXPECT_EQ(doc["result"]["unpaired"][0]["label"], "copy 16 MiB cold");
+  EXPECT_EQ(doc["result"]["unpaired"][1]["only_in"], "B");
+
+  const CliRun higher = run({"compare", path("a.json"), path("b.json"), "--higher-is-better"});
+  EXPECT_EQ(higher.code, 2);
+  EXPECT_THAT(higher.err, HasSubstr("bench samples are seconds per operation"));
+}
+
 TEST_F(CompareCli, RawSampleFilesAndStatsDocuments) {
   // A = 100..119 ms, B = A - 10 ms. scipy p = 5.2125496206037515e-05; HL shift -10 ms, 95% [-14, -6] ms.
   {

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Packs what the GPU-machine runs need into .devbin/ (ignored by git, carried by the device tool): perfhound,
+# the record injection library, the CUDA benchmark examples and GPU tests, and the Debian libraries they
+# link that a machine with only the CUDA toolkit lacks. RUNPATHs are rewritten to $ORIGIN/lib first, then the
+# CUDA toolkit, so nothing needs LD_LIBRARY_PATH (which would leak into the Python programs perfhound record
+# starts). Needs patchelf (apt-get install patchelf).
+#   bench/device_bundle.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+grep -qx '/.devbin/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info; echo '/.devbin/' >> .git/info/exclude; }
+rm -rf .devbin && mkdir -p .devbin/lib
+bins=("$build/perfhound" "$build/libperfhound_record_inject.so" "$build"/bench/bench_example_* \
+      "$build/tests/probe_gpu_test" "$build/tests/gpu_bench_gpu_test")
+for b in "${bins[@]}"; do cp "$b" .devbin/; done
+for lib in libssl.so.3 libcrypto.so.3 libsimdjson.so.14 libyaml-cpp.so.0.7 libsqlite3.so.0 libz.so.1 libfmt.so.9; do
+  cp -L "/lib/x86_64-linux-gnu/$lib" .devbin/lib/
+done
+cp -L /usr/local/cuda/lib64/libcupti.so.13 .devbin/lib/
+for f in .devbin/*; do
+  [ -f "$f" ] && patchelf --set-rpath '$ORIGIN/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64' "$f"
+done
+du -sh .devbin
