@@ -2,8 +2,10 @@
 # Everything issue 9 asks to see on a GPU, in one device call, over the .devbin/ bundle (bench/device_bundle.sh):
 # the GPU tests, the perfhound::bench examples (and compare on two runs of one), perfhound probe beside
 # PyTorch, perfhound record's overhead and fidelity. Logs and JSON land in $OUT (at most 8 files).
-#   OUT=... bench/device_run.sh
+#   OUT=... bench/device_run.sh [tests] [examples] [probe] [record]     (no step named: all four)
 set -uo pipefail
+steps=" ${*:-tests examples probe record} "
+want() { [[ $steps == *" $1 "* ]]; }
 cd "$(dirname "$0")/.."
 D=$PWD/.devbin
 OUT=${OUT:-/tmp/device_out}
@@ -15,19 +17,27 @@ step environment
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,power.limit --format=csv
 ldd "$D/perfhound" | grep -E "not found|cudart|cublas" || true
 
+if want tests; then
 step GPU tests
 (cd tests && timeout 120 "$D/probe_gpu_test" --gtest_brief=1; echo "probe_gpu_test exit $?")
 (cd tests && timeout 90 "$D/gpu_bench_gpu_test"; echo "gpu_bench_gpu_test exit $?")
+fi
 
+if want examples; then
 step perfhound::bench examples
-timeout 90 "$D/bench_example_copy_kernel" --timeout 5 --json "$OUT/copy.json"; echo "copy exit $?"
-timeout 60 "$D/bench_example_gemm_naive_vs_tiled" --timeout 5 --json "$OUT/gemm.json"; echo "gemm exit $?"
-timeout 40 "$D/bench_example_copy_kernel" --timeout 5 --filter "1024 MiB" --quiet --json /tmp/copy2.json >/dev/null; echo "copy (2nd) exit $?"
-"$D/perfhound" compare "$OUT/copy.json" /tmp/copy2.json; echo "compare exit $?"
+timeout 90 "$D/bench_example_copy_kernel" --timeout ${BENCH_TIMEOUT:-5} --json "$OUT/copy.json"; echo "copy exit $?"
+timeout 60 "$D/bench_example_gemm_naive_vs_tiled" --timeout ${BENCH_TIMEOUT:-5} --json "$OUT/gemm.json"; echo "gemm exit $?"
+timeout 40 "$D/bench_example_copy_kernel" --timeout ${BENCH_TIMEOUT:-5} --filter "1024 MiB" --quiet --json "$OUT/copy2.json" >/dev/null; echo "copy (2nd) exit $?"
+"$D/perfhound" compare "$OUT/copy.json" "$OUT/copy2.json"; echo "compare exit $?"
+fi
 
+if want probe; then
 step perfhound probe
 OUT=$OUT timeout 150 bench/cuda/probe_device.sh "$D/perfhound"; echo "probe_device exit $?"
 rm -f "$OUT/probe.stderr"  # its lines are in the log
+fi
 
+if want record; then
 step perfhound record
 ROUNDS=${ROUNDS:-3} timeout 150 bench/record/record_device.sh "$D/perfhound" /tmp/rec; echo "record_device exit $?"
+fi

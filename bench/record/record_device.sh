@@ -15,16 +15,19 @@ for i in $(seq 1 "${ROUNDS:-5}"); do
   echo "{\"run\": \"recorded\", \"round\": $i, \"result\": $($ph record -o "$out/rec_$i.json" -- $py bench/record/launch_heavy.py 2>"$out/rec_$i.err" | head -1)}"
   tail -2 "$out/rec_$i.err"
 done
-$ph record -o "$out/recorded.json" -- $py bench/record/launch_heavy.py > "$out/record_stdout.txt" 2>&1
-cat "$out/record_stdout.txt"
-$py bench/record/launch_heavy.py --profile "$out/kineto.json"
-for t in recorded kineto; do
-  $ph trace "$out/$t.json" --json > "$out/$t.trace.json" 2>"$out/$t.trace.err" || true
-  $py - "$out/$t.trace.json" "$t" <<'PY'
+# Fidelity on both ends: the launch-bound loop above and a GPU-bound one (--mode busy).
+for mode in launch busy; do
+  $ph record -o "$out/recorded_$mode.json" -- $py bench/record/launch_heavy.py --mode $mode > "$out/record_stdout.txt" 2>&1
+  cat "$out/record_stdout.txt"
+  $py bench/record/launch_heavy.py --mode $mode --profile "$out/kineto_$mode.json" 2>/dev/null
+  for t in recorded_$mode kineto_$mode; do
+    $ph trace "$out/$t.json" --json > "$out/$t.trace.json" 2>"$out/$t.trace.err" || true
+    $py - "$out/$t.trace.json" "$t" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); r = d["result"]; dev = r["utilization"]["devices"][0]
 print(json.dumps({"trace": sys.argv[2], "bottleneck": r["verdict"]["bottleneck"], "active_busy_ratio": dev["active_busy_ratio"],
                   "window_busy_ratio": dev["window_busy_ratio"], "kernels": dev["activity_count"], "busy_s": dev["busy_s"],
                   "active_span_s": dev["active_span_s"], "summary": r["verdict"]["summary"]}))
 PY
+  done
 done

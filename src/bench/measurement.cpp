@@ -59,7 +59,7 @@ SampledRun sample_until_stable(Measurement m, const StoppingRule& rule, std::int
     }
     m.samples_s.push_back(*s);
     noise.add(*s);
-    check = check_stop(rule, noise, wall_clock() - t0);
+    check = check_stop(rule, noise, noise.sum() * static_cast<double>(m.operations_per_sample), wall_clock() - t0);
   }
   m.wall_time_s = wall_clock() - t0;
   m.stop = check.reason;
@@ -71,7 +71,7 @@ SampledRun sample_until_stable(Measurement m, const StoppingRule& rule, std::int
                              fmt::format("stopped at {} after {} samples: noise {:.2f}% (target {:.2f}%), {:.3g} s of "
                                          "samples (minimum {:.3g} s)",
                                          stop_reason_name(check.reason), m.samples_s.size(), m.noise * 100,
-                                         rule.max_noise * 100, noise.sum(), rule.min_time_s)});
+                                         rule.max_noise * 100, m.sample_time_s, rule.min_time_s)});
   }
   if (m.summary.count > 0 && m.summary.count < 100) {
     m.diagnostics.push_back({&core::kFewSamplesForTail,

@@ -32,8 +32,8 @@ double NoiseTracker::relative_noise() const {
   return stddev() / std::abs(mean_);
 }
 
-StopCheck check_stop(const StoppingRule& rule, const NoiseTracker& samples, double wall_s) {
-  if (samples.count() >= rule.min_samples && samples.sum() >= rule.min_time_s &&
+StopCheck check_stop(const StoppingRule& rule, const NoiseTracker& samples, double measured_s, double wall_s) {
+  if (samples.count() >= rule.min_samples && measured_s >= rule.min_time_s &&
       samples.relative_noise() <= rule.max_noise) {
     return {true, StopReason::kConverged};
   }

@@ -41,12 +41,14 @@ class NoiseTracker {
 };
 
 // Whether to stop after the samples seen so far, `wall_s` seconds after the first timed sample began.
+// `measured_s` is the time the samples measured: their sum times the operations a sample timed (a hot batch of
+// 76 launches measures 76 times its per-launch sample).
 // stop false: take another sample. The timeout and the cap win over convergence only when convergence
 // has not happened by then.
 struct StopCheck {
   bool stop = false;
   StopReason reason = StopReason::kConverged;
 };
-StopCheck check_stop(const StoppingRule& rule, const NoiseTracker& samples, double wall_s);
+StopCheck check_stop(const StoppingRule& rule, const NoiseTracker& samples, double measured_s, double wall_s);
 
 }  // namespace perfhound::bench

@@ -51,6 +51,9 @@ class RecordCommand final : public Command {
     app.add_option("-o,--output", output_, "The Chrome trace to write (perfhound trace and Perfetto read it)")
         ->default_val("perfhound-record.json");
     app.add_option("--buffer-mb", buffer_mb_, "Size of each CUPTI activity buffer, MiB (1-1024)")->default_val(8);
+    app.add_flag("--driver-api", driver_api_,
+                 "Also record driver API calls (launches a program makes through cuLaunchKernel itself, as Triton "
+                 "does); off by default: CUPTI then records every driver call the runtime makes, which costs time");
   }
 
   core::Result<int> run(const Context& context) override {
@@ -85,6 +88,7 @@ class RecordCommand final : public Command {
       ::setenv("PERFHOUND_RECORD_COMMAND", joined.c_str(), 1);
       ::setenv("PERFHOUND_RECORD_BUFFER_MB", std::to_string(buffer_mb_).c_str(), 1);
       ::setenv("PERFHOUND_RECORD_PID", std::to_string(::getpid()).c_str(), 1);  // exec keeps the pid
+      ::setenv("PERFHOUND_RECORD_DRIVER_API", driver_api_ ? "1" : "0", 1);
       std::vector<char*> argv;
       for (auto& a : command_) argv.push_back(a.data());
       argv.push_back(nullptr);
@@ -155,6 +159,7 @@ class RecordCommand final : public Command {
   std::vector<std::string> command_;
   std::string output_;
   int buffer_mb_ = 8;
+  bool driver_api_ = false;
 };
 
 }  // namespace

@@ -33,7 +33,10 @@ constexpr std::size_t kDefaultBufferBytes = 8u << 20;
 constexpr std::size_t kBufferAlign = 8;  // CUPTI's requirement (ACTIVITY_RECORD_ALIGNMENT)
 
 struct Recorder {
-  std::mutex mutex;
+  // Two locks: the program's thread takes only pool_mutex (in buffer_requested, when CUPTI needs a buffer), so
+  // it never waits while CUPTI's thread converts a completed buffer under mutex.
+  std::mutex mutex;       // the trace and the interned names
+  std::mutex pool_mutex;  // free_buffers
   RecordedTrace trace;
   std::vector<std::uint8_t*> free_buffers;
   std::size_t buffer_bytes = kDefaultBufferBytes;
@@ -198,14 +201,21 @@ void convert(Recorder& r, const CUpti_Activity* a) {
   }
 }
 
+// Pages written once, so the first records CUPTI puts in a pooled buffer do not fault them in on the program's time.
+std::uint8_t* new_buffer(std::size_t bytes) {
+  auto* b = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlign, bytes));
+  if (b != nullptr) std::memset(b, 0, bytes);
+  return b;
+}
+
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
   Recorder& r = recorder();
-  std::lock_guard lock(r.mutex);
+  std::lock_guard lock(r.pool_mutex);
   if (!r.free_buffers.empty()) {
     *buffer = r.free_buffers.back();
     r.free_buffers.pop_back();
   } else {
-    *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlign, r.buffer_bytes));
+    *buffer = new_buffer(r.buffer_bytes);
   }
   *size = *buffer != nullptr ? r.buffer_bytes : 0;
   *max_records = 0;  // as many as fit
@@ -213,11 +223,14 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
 
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buffer, size_t /*size*/, size_t valid) {
   Recorder& r = recorder();
-  std::lock_guard lock(r.mutex);
-  CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) convert(r, record);
-  size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS) r.trace.dropped_records += dropped;
+  {
+    std::lock_guard lock(r.mutex);
+    CUpti_Activity* record = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) convert(r, record);
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS) r.trace.dropped_records += dropped;
+  }
+  std::lock_guard lock(r.pool_mutex);
   r.free_buffers.push_back(buffer);
 }
 
@@ -286,16 +299,25 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       if (v > 0 && v <= 1024) r.buffer_bytes = static_cast<std::size_t>(v) << 20;
     }
     if (const char* cmd = std::getenv("PERFHOUND_RECORD_COMMAND")) r.trace.command = cmd;
+    // Two buffers ready before the program runs: one for CUPTI to fill while the other is converted.
+    for (int i = 0; i < 2; ++i) {
+      if (std::uint8_t* b = new_buffer(r.buffer_bytes)) r.free_buffers.push_back(b);
+    }
     route_nvtx_to_cupti();
     if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
       std::fprintf(stderr, "perfhound record: cuptiActivityRegisterCallbacks failed: no trace will be written\n");
       return;
     }
     for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+                                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
                                     CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER}) {
       enable(kind);
     }
+    // Driver API records are opt-in (perfhound record --driver-api): CUPTI then records every driver call the
+    // runtime makes under each runtime call, several a launch, which on the first H200 run made a launch-heavy
+    // PyTorch loop 13-82% slower; the calls kept are filtered only after CUPTI has paid for them.
+    const char* driver = std::getenv("PERFHOUND_RECORD_DRIVER_API");
+    if (driver != nullptr && std::strcmp(driver, "1") == 0) enable(CUPTI_ACTIVITY_KIND_DRIVER);
     uint32_t version = 0;
     if (cuptiGetVersion(&version) == CUPTI_SUCCESS) r.trace.cupti_version = static_cast<int>(version);
     std::atexit(write_trace);

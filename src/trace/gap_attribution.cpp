@@ -153,19 +153,38 @@ void split_gaps(const std::array<std::vector<Interval>, kHostEventCategoryCount>
   }
 }
 
-// Whether the GPU activity that ends `gap` on `device` (the first starting at its end) was submitted by an
-// API call that had returned before the gap began. timeline.gpu is sorted by start, so a binary search finds
-// it; several activities may start at that instant, and any one already queued makes the gap queued.
-bool submitted_before(const Timeline& timeline, std::int32_t device, const IdleGap& gap,
-                      const std::unordered_map<std::int64_t, std::int64_t>& launch_end_by_correlation) {
+enum class Submission { kBefore, kDuring, kUnknown };
+
+// When the GPU activity that ends `gap` on `device` (the first starting at its end) was submitted: by an API
+// call that had returned before the gap began (kBefore), or one that returned during it (kDuring), or no launch
+// call is known. timeline.gpu is sorted by start, so a binary search finds it; several activities may start at
+// that instant, and any one already queued makes the gap queued.
+Submission submission_of(const Timeline& timeline, std::int32_t device, const IdleGap& gap,
+                         const std::unordered_map<std::int64_t, std::int64_t>& launch_end_by_correlation) {
   auto it = std::lower_bound(timeline.gpu.begin(), timeline.gpu.end(), gap.end_ns,
                              [](const GpuActivity& a, std::int64_t t) { return a.start_ns < t; });
+  Submission found = Submission::kUnknown;
   for (; it != timeline.gpu.end() && it->start_ns == gap.end_ns; ++it) {
     if (it->device != device || it->correlation < 0) continue;
     const auto launch = launch_end_by_correlation.find(it->correlation);
-    if (launch != launch_end_by_correlation.end() && launch->second <= gap.start_ns) return true;
+    if (launch == launch_end_by_correlation.end()) continue;
+    if (launch->second <= gap.start_ns) return Submission::kBefore;
+    found = Submission::kDuring;
   }
-  return false;
+  return found;
+}
+
+// The kLaunchPathGapNs rule (gap_attribution.h) for one gap split by split_gaps: its unrecorded time becomes
+// launch time and the gap's category is decided again.
+void count_unrecorded_as_launch(AttributedGap& gap) {
+  auto& parts = gap.ns_by_category;
+  parts[static_cast<std::size_t>(HostCategory::kLaunch)] += parts[static_cast<std::size_t>(HostCategory::kNothingRecorded)];
+  parts[static_cast<std::size_t>(HostCategory::kNothingRecorded)] = 0;
+  std::size_t best = 0;
+  for (std::size_t c = 1; c < kHostCategoryCount; ++c) {
+    if (parts[c] > parts[best]) best = c;
+  }
+  gap.category = static_cast<HostCategory>(best);
 }
 
 }  // namespace
@@ -227,7 +246,10 @@ GapAttribution gap_attribution(const Timeline& timeline) {
   // When each API call that submitted GPU work returned, by correlation id: a gap whose closing activity
   // was submitted before the gap began is kQueued.
   std::unordered_map<std::int64_t, std::int64_t> launch_end_by_correlation;
+  bool has_framework_ops = false, has_api_calls = false;
   for (const auto& e : timeline.host) {
+    has_framework_ops = has_framework_ops || e.kind == HostKind::kCpuOp;
+    has_api_calls = has_api_calls || e.kind == HostKind::kRuntime || e.kind == HostKind::kDriver;
     ++result.host_event_count;
     const bool is_pageable = e.correlation >= 0 && std::binary_search(pageable.begin(), pageable.end(), e.correlation);
     const auto category = classify_host_event(e.kind, timeline.name(e.name), is_pageable);
@@ -254,11 +276,14 @@ GapAttribution gap_attribution(const Timeline& timeline) {
     DeviceGapAttribution d;
     d.device = device;
     const auto busy = busy_intervals(timeline, device);
+    std::vector<bool> launched_during;  // per interior gap, for the API-only launch-path rule
     for (const auto& g : idle_gaps(busy, active_span(timeline, device), window)) {
       switch (g.position) {
         case GapPosition::kInterior: {
-          const bool queued = submitted_before(timeline, device, g, launch_end_by_correlation);
-          d.gaps.push_back({g.start_ns, g.end_ns, queued ? HostCategory::kQueued : HostCategory::kNothingRecorded, {}});
+          const Submission s = submission_of(timeline, device, g, launch_end_by_correlation);
+          d.gaps.push_back({g.start_ns, g.end_ns,
+                            s == Submission::kBefore ? HostCategory::kQueued : HostCategory::kNothingRecorded, {}});
+          launched_during.push_back(s == Submission::kDuring);
           break;
         }
         case GapPosition::kLeading:
@@ -267,6 +292,16 @@ GapAttribution gap_attribution(const Timeline& timeline) {
       }
     }
     split_gaps(resolved, d.gaps);
+    if (has_api_calls && !has_framework_ops) {
+      for (std::size_t i = 0; i < d.gaps.size(); ++i) {
+        AttributedGap& g = d.gaps[i];
+        const std::int64_t unrecorded = g.ns_by_category[static_cast<std::size_t>(HostCategory::kNothingRecorded)];
+        if (!launched_during[i] || g.dur_ns() >= kLaunchPathGapNs || unrecorded == 0) continue;
+        count_unrecorded_as_launch(g);
+        d.launch_path_inferred_ns += unrecorded;
+        ++d.launch_path_inferred_gaps;
+      }
+    }
 
     for (const auto& g : d.gaps) {
       ++d.gap_count;
@@ -325,6 +360,9 @@ nlohmann::ordered_json to_json(const GapAttribution& result, std::size_t longest
     jd["short_gap_threshold_s"] = core::ns_to_seconds(kShortGapNs);
     jd["short_gap_count"] = d.short_gap_count;
     jd["short_gap_idle_s"] = core::ns_to_seconds(d.short_gap_idle_ns);
+    jd["launch_path_inferred"] = {{"threshold_s", core::ns_to_seconds(kLaunchPathGapNs)},
+                                  {"gap_count", d.launch_path_inferred_gaps},
+                                  {"idle_s", core::ns_to_seconds(d.launch_path_inferred_ns)}};
 
     std::vector<const AttributedGap*> order;
     order.reserve(d.gaps.size());

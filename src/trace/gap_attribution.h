@@ -97,6 +97,14 @@ std::string_view gap_bucket_name(std::size_t bucket);
 // the signature of a GPU waiting on the next launch; CUDA Graphs or fusion remove them.
 inline constexpr std::int64_t kShortGapNs = 10'000;
 
+// A trace of CUDA API calls without framework operators (perfhound record, nsys without Python tracing) leaves
+// the host's time between launch calls unrecorded: in a PyTorch program that is the framework dispatching the
+// next operator, which a profiler trace shows as cpu_op. In such a trace, the unrecorded part of a gap is
+// counted as launch when the gap is shorter than this and ended with work whose launch call was made during
+// it: the GPU waited on the host's submission, at the pace of eager dispatch (5-30 us an operator). Longer
+// gaps (data loading, I/O, sleeps: ms) stay nothing_recorded. Traces with any cpu_op are left as they are.
+inline constexpr std::int64_t kLaunchPathGapNs = 100'000;
+
 struct AttributedGap {
   std::int64_t start_ns = 0;
   std::int64_t end_ns = 0;
@@ -127,6 +135,9 @@ struct DeviceGapAttribution {
   std::array<GapBucket, kGapBucketCount> histogram{};
   std::uint64_t short_gap_count = 0;  // gaps shorter than kShortGapNs
   std::int64_t short_gap_idle_ns = 0;
+  // API-only traces: unrecorded host time counted as launch by the kLaunchPathGapNs rule (in categories[kLaunch]).
+  std::int64_t launch_path_inferred_ns = 0;
+  std::uint64_t launch_path_inferred_gaps = 0;
   std::vector<AttributedGap> gaps;    // interior gaps in time order
 };
 

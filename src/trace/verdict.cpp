@@ -204,6 +204,13 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
 
   v.evidence.push_back(idle_line(*d));
   if (g != nullptr && g->gap_count > 0) v.evidence.push_back(idle_split_line(*g));
+  if (g != nullptr && g->launch_path_inferred_ns > 0) {
+    v.evidence.push_back(fmt::format(
+        "the trace has CUDA API calls but no framework operators: {} of idle time in {} gaps under {} that ended "
+        "with a launch made during them is host time between launch calls the trace cannot see, counted as launch",
+        format_duration_ns(static_cast<double>(g->launch_path_inferred_ns)), g->launch_path_inferred_gaps,
+        format_duration_ns(static_cast<double>(kLaunchPathGapNs))));
+  }
   if (!also_comm.empty()) v.evidence.push_back(also_comm);
   if (g != nullptr) {
     const auto& profiler = g->categories[static_cast<std::size_t>(HostCategory::kProfiler)];

@@ -60,6 +60,17 @@ TEST(SampleUntilStable, QuietSamplesStopAtTheMinimumTimeAfterTheWarmup) {
   EXPECT_TRUE(r.measurement.diagnostics.empty());
 }
 
+// A hot batch: each sample is per operation but measured 64 of them, so 2^-12 s samples reach 0.5 s of
+// measured time after 32 samples, not 2048.
+TEST(SampleUntilStable, ABatchCountsEveryOperationTowardsTheMinimumTime) {
+  Measurement m;
+  m.operations_per_sample = 64;
+  const SampledRun r = sample_until_stable(
+      m, StoppingRule{}, 0, []() -> core::Result<double> { return 0.000244140625; }, [] { return 0.0; });
+  EXPECT_EQ(r.measurement.samples_s.size(), 32u);
+  EXPECT_DOUBLE_EQ(r.measurement.sample_time_s, 0.5);
+}
+
 TEST(SampleUntilStable, NoisySamplesStopAtTheTimeoutWithAWarning) {
   double clock = 0;
   int i = 0;

@@ -34,11 +34,13 @@ NoiseTracker constant(int n, double value) {
 TEST(CheckStop, ConvergesOnlyWhenCountTimeAndNoiseAllHold) {
   StoppingRule rule;  // nvbench's defaults: 10 samples, 0.5 s, 0.5%
   // 9 samples of 0.1 s: time and noise hold, count does not.
-  EXPECT_FALSE(check_stop(rule, constant(9, 0.1), 1).stop);
+  EXPECT_FALSE(check_stop(rule, constant(9, 0.1), 0.9, 1).stop);
   // 10 samples of 0.01 s: 0.1 s of samples, under the 0.5 s minimum.
-  EXPECT_FALSE(check_stop(rule, constant(10, 0.01), 1).stop);
+  EXPECT_FALSE(check_stop(rule, constant(10, 0.01), 0.1, 1).stop);
+  // ... unless each sample timed a batch of 5 operations: 0.5 s measured.
+  EXPECT_TRUE(check_stop(rule, constant(10, 0.01), 0.5, 1).stop);
   // 10 samples of 0.1 s, no noise: converged.
-  const StopCheck c = check_stop(rule, constant(10, 0.1), 1);
+  const StopCheck c = check_stop(rule, constant(10, 0.1), 1.0, 1);
   EXPECT_TRUE(c.stop);
   EXPECT_EQ(c.reason, StopReason::kConverged);
 }
@@ -47,12 +49,12 @@ TEST(CheckStop, NoiseAboveTheTargetRunsOnUntilTheTimeout) {
   StoppingRule rule;
   NoiseTracker t;
   for (int i = 0; i < 100; ++i) t.add(i % 2 == 0 ? 0.10 : 0.11);  // about 4.8% relative noise
-  EXPECT_FALSE(check_stop(rule, t, 14.9).stop);
-  const StopCheck c = check_stop(rule, t, 15.0);
+  EXPECT_FALSE(check_stop(rule, t, t.sum(), 14.9).stop);
+  const StopCheck c = check_stop(rule, t, t.sum(), 15.0);
   EXPECT_TRUE(c.stop);
   EXPECT_EQ(c.reason, StopReason::kTimeout);
   rule.max_noise = 0.05;  // a looser target is met by the same samples
-  EXPECT_EQ(check_stop(rule, t, 1).reason, StopReason::kConverged);
+  EXPECT_EQ(check_stop(rule, t, t.sum(), 1).reason, StopReason::kConverged);
 }
 
 TEST(CheckStop, TheSampleCapEndsARunThatNeverConverges) {
@@ -60,7 +62,7 @@ TEST(CheckStop, TheSampleCapEndsARunThatNeverConverges) {
   rule.max_samples = 4;
   NoiseTracker t;
   for (double x : {1.0, 2.0, 1.0, 2.0}) t.add(x);
-  const StopCheck c = check_stop(rule, t, 0);
+  const StopCheck c = check_stop(rule, t, t.sum(), 0);
   EXPECT_TRUE(c.stop);
   EXPECT_EQ(c.reason, StopReason::kMaxSamples);
   EXPECT_EQ(stop_reason_name(c.reason), "max-samples");

@@ -30,6 +30,17 @@ TEST(RecordCli, AProgramWithoutCudaWritesNoTraceAndKeepsItsExitCode) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// What the injection library is told, seen by the program it is injected into: the driver API is recorded only
+// with --driver-api.
+TEST(RecordCli, TheProgramSeesTheRecordersSettings) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_env.json").string();
+  const std::string print = "exit $((1$PERFHOUND_RECORD_DRIVER_API$PERFHOUND_RECORD_BUFFER_MB - 100))";
+  EXPECT_EQ(run({"record", "-o", out, "--", "/bin/sh", "-c", print}).code, 8);  // 1 0 8 - 100
+  EXPECT_EQ(run({"record", "-o", out, "--driver-api", "--buffer-mb", "2", "--", "/bin/sh", "-c", print}).code, 12);  // 1 1 2 - 100
+}
+
 TEST(RecordCli, BadInputIsOneLineAndExitTwo) {
   if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
   ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);

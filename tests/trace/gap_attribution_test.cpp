@@ -364,11 +364,14 @@ TEST(GapAttributionTest, GapsWhoseWorkWasAlreadySubmittedAreQueued) {
   add_host(t, HostKind::kRuntime, "cudaGraphLaunch", 0, 10, 1, 1);
   add_host(t, HostKind::kRuntime, "cudaDeviceSynchronize", 11, 30);
   add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 44, 8, 1, 2);
+  // A framework trace (it has an operator), so the API-only launch-path rule leaves the unrecorded 3 ns alone.
+  add_host(t, HostKind::kCpuOp, "aten::add", 70, 5);
   finalize_timeline(t);
   const auto r = gap_attribution(t);
   ASSERT_EQ(r.devices.size(), 1u);
   const auto& d = r.devices[0];
   ASSERT_EQ(d.gaps.size(), 2u);
+  EXPECT_EQ(d.launch_path_inferred_ns, 0);
   EXPECT_EQ(d.gaps[0].category, HostCategory::kQueued);
   EXPECT_EQ(d.gaps[0].ns_by_category[kQueued], 5);
   EXPECT_EQ(d.gaps[0].ns_by_category[kSync], 0);
@@ -378,6 +381,47 @@ TEST(GapAttributionTest, GapsWhoseWorkWasAlreadySubmittedAreQueued) {
   EXPECT_EQ(d.categories[kQueued].idle_ns, 5);
   EXPECT_EQ(d.categories[kQueued].gap_count, 1u);
   EXPECT_EQ(host_category_name(HostCategory::kQueued), "queued");
+}
+
+// A trace of API calls alone (perfhound record): the unrecorded host time of a short gap that ended with a launch
+// made during it is launch time; a long gap, a gap whose work was queued, and the same trace with one framework
+// operator in it keep their unrecorded time.
+TEST(GapAttributionTest, ApiOnlyTracesCountShortUnrecordedGapsAsLaunch) {
+  const auto build = [](bool with_operator) {
+    Timeline t;
+    GpuActivity a = kernel(0, 2'000), b = kernel(14'000, 2'000), c = kernel(316'000, 2'000), d = kernel(330'000, 2'000);
+    a.correlation = 1;
+    b.correlation = 2;
+    c.correlation = 3;
+    d.correlation = 4;
+    t.gpu = {a, b, c, d};
+    add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 0, 1'000, 1, 1);
+    add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 10'000, 3'000, 1, 2);   // during gap 2-14 us
+    add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 312'000, 3'000, 1, 3);  // during the 300 us gap
+    add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 317'000, 1'000, 1, 4);  // before the gap 318-330 us
+    if (with_operator) add_host(t, HostKind::kCpuOp, "aten::mul", 400'000, 1'000);
+    finalize_timeline(t);
+    return gap_attribution(t);
+  };
+  const auto r = build(false);
+  ASSERT_EQ(r.devices.size(), 1u);
+  const auto& dev = r.devices[0];
+  ASSERT_EQ(dev.gaps.size(), 3u);
+  // 2-14 us: 3 us inside the launch call (10-13), 9 us unrecorded, counted as launch.
+  EXPECT_EQ(dev.gaps[0].category, HostCategory::kLaunch);
+  EXPECT_EQ(dev.gaps[0].ns_by_category[kLaunch], 12'000);
+  EXPECT_EQ(dev.gaps[0].ns_by_category[kNothing], 0);
+  // 16-316 us: longer than 100 us, so 297 us stay unrecorded.
+  EXPECT_EQ(dev.gaps[1].category, HostCategory::kNothingRecorded);
+  EXPECT_EQ(dev.gaps[1].ns_by_category[kNothing], 297'000);
+  // 318-330 us: the kernel was launched at 317-318 us, before the gap: queued.
+  EXPECT_EQ(dev.gaps[2].category, HostCategory::kQueued);
+  EXPECT_EQ(dev.launch_path_inferred_ns, 9'000);
+  EXPECT_EQ(dev.launch_path_inferred_gaps, 1u);
+
+  const auto framework = build(true);
+  EXPECT_EQ(framework.devices[0].launch_path_inferred_ns, 0);
+  EXPECT_EQ(framework.devices[0].gaps[0].ns_by_category[kNothing], 9'000);
 }
 
 }  // namespace

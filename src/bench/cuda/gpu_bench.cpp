@@ -178,6 +178,20 @@ SampledRun GpuBench::run(const std::string& name, const KernelOptions& o, const 
   if (const cudaError_t e = cudaSetDevice(s.device); e != cudaSuccess) {
     return {std::move(m), pc::cuda_error("cudaSetDevice", e)};
   }
+  s.rotation = 0;  // every benchmark starts at its first input copy, whatever the last one rotated through
+  // One launch outside the gate first: with lazy module loading (CUDA's default since 11.7) a kernel's first
+  // launch loads its module, which waits for running kernels, so behind the spinning gate it would deadlock
+  // until the gate's timeout.
+  {
+    const core::Status primed = s.launch_once(launch, o.rotations);
+    const cudaError_t synced = primed.ok() ? cudaStreamSynchronize(s.stream.get()) : cudaSuccess;
+    if (!primed.ok()) return {std::move(m), core::Error{fmt::format("{}: first launch: {}", name, primed.error().message)}};
+    if (synced != cudaSuccess) {
+      return {std::move(m), core::Error{fmt::format("{}: first launch: {}", name, pc::cuda_error("cudaStreamSynchronize", synced).message)}};
+    }
+    s.rotation = 0;
+    m.warmup_discarded += 1;
+  }
   // Hot batches are sized from one launch timed the cold way (it also warms the launch path).
   std::int64_t launches = 1;
   if (o.mode == Mode::kHot) {
