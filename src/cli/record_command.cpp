@@ -51,6 +51,11 @@ class RecordCommand final : public Command {
     app.add_option("-o,--output", output_, "The Chrome trace to write (perfhound trace and Perfetto read it)")
         ->default_val("perfhound-record.json");
     app.add_option("--buffer-mb", buffer_mb_, "Size of each CUPTI activity buffer, MiB (1-1024)")->default_val(8);
+    app.add_option("--api", api_,
+                   "Which runtime calls to record: all (default), or classified: only those perfhound trace reads "
+                   "(launches, copies, fills, synchronizations), fewer records for CUPTI to write")
+        ->check(CLI::IsMember({"all", "classified"}))
+        ->default_val("all");
     app.add_flag("--driver-api", driver_api_,
                  "Also record driver API calls (launches a program makes through cuLaunchKernel itself, as Triton "
                  "does); off by default: CUPTI then records every driver call the runtime makes, which costs time");
@@ -89,6 +94,7 @@ class RecordCommand final : public Command {
       ::setenv("PERFHOUND_RECORD_BUFFER_MB", std::to_string(buffer_mb_).c_str(), 1);
       ::setenv("PERFHOUND_RECORD_PID", std::to_string(::getpid()).c_str(), 1);  // exec keeps the pid
       ::setenv("PERFHOUND_RECORD_DRIVER_API", driver_api_ ? "1" : "0", 1);
+      ::setenv("PERFHOUND_RECORD_API", api_.c_str(), 1);
       std::vector<char*> argv;
       for (auto& a : command_) argv.push_back(a.data());
       argv.push_back(nullptr);
@@ -160,6 +166,7 @@ class RecordCommand final : public Command {
   std::string output_;
   int buffer_mb_ = 8;
   bool driver_api_ = false;
+  std::string api_ = "all";
 };
 
 }  // namespace

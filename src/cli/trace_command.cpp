@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
+#include <optional>
 #include <ostream>
 
 #include "cli/output.h"
@@ -14,6 +15,7 @@
 #include "report/trace_report_writer.h"
 #include "trace/annotated_trace_writer.h"
 #include "trace/importer.h"
+#include "trace/range_window.h"
 #include "trace/rank_comparison.h"
 #include "trace/trace_analysis.h"
 
@@ -81,6 +83,12 @@ class TraceCommand final : public Command {
     app.add_option("--gaps", longest_gaps_, "How many of the longest idle gaps to list per GPU")
         ->check(CLI::Range(0, 1000000))
         ->default_val(5);
+    app.add_option("--range", range_,
+                   "Analyze only the span of the user annotation / NVTX range of this exact name (e.g. 'loop', "
+                   "'ProfilerStep#3'): the steady state without the start-up around it");
+    app.add_option("--range-index", range_index_, "With --range: which range of that name, 1-based (default 1)")
+        ->check(CLI::Range(1, 1000000000))
+        ->default_val(1);
     app.add_option("--annotate", annotate_path_,
                    "Write the trace with the idle gaps and the verdict added as events, for the Perfetto UI "
                    "(gzip if it ends in .gz)");
@@ -98,11 +106,33 @@ class TraceCommand final : public Command {
       return core::Error{"--annotate and -o name the same file; give each its own"};
     }
     std::error_code ec;
-    if (fs::is_directory(path_, ec)) return run_ranks(context);
+    if (range_index_ != 1 && range_.empty()) return core::Error{"--range-index needs --range NAME"};
+    if (fs::is_directory(path_, ec)) {
+      if (!range_.empty()) return core::Error{fmt::format("--range takes one trace file, not the folder '{}'", path_)};
+      return run_ranks(context);
+    }
     PH_ASSIGN_OR_RETURN(trace::Timeline timeline, trace::import_trace(path_));
+    std::optional<trace::RangeWindow> window;
+    if (!range_.empty()) {
+      if (!annotate_path_.empty()) {
+        return core::Error{"--annotate writes the whole trace back; it does not combine with --range"};
+      }
+      PH_ASSIGN_OR_RETURN(window, trace::restrict_to_range(timeline, range_, range_index_).with_context(
+                                      fmt::format("'{}'", path_)));
+    }
     const trace::TraceAnalysis analysis = trace::analyze_trace(timeline, static_cast<std::size_t>(top_));
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
     fill_conditions(conditions, timeline);
+    if (window) {
+      conditions.set("range", {{"name", window->name},
+                               {"occurrence", window->occurrence},
+                               {"occurrences", window->occurrences},
+                               {"duration_s", core::ns_to_seconds(window->end_ns - window->start_ns)},
+                               {"gpu_events_dropped", window->gpu_dropped},
+                               {"gpu_events_clipped", window->gpu_clipped},
+                               {"host_events_dropped", window->host_dropped},
+                               {"host_events_clipped", window->host_clipped}});
+    }
     if (!annotate_path_.empty()) {
       PH_TRY(trace::write_annotated_trace(timeline, analysis, annotate_path_));
       *context.err << fmt::format("perfhound trace: wrote the annotated trace to '{}' (open it in ui.perfetto.dev)\n",
@@ -112,6 +142,13 @@ class TraceCommand final : public Command {
                                                      import_diagnostics(timeline));
     std::string text = report::render_trace_report(timeline, analysis, {static_cast<std::size_t>(longest_gaps_)});
     text += import_summary(timeline);
+    if (window) {
+      text += fmt::format("window: range '{}' ({} of {}), {}; outside it {} GPU and {} host events left out, {} and {} "
+                          "cut at its edges\n",
+                          window->name, window->occurrence, window->occurrences,
+                          format_duration_ns(static_cast<double>(window->end_ns - window->start_ns)), window->gpu_dropped,
+                          window->host_dropped, window->gpu_clipped, window->host_clipped);
+    }
     text += conditions_block(conditions);
     PH_TRY(emit_result(context, output_, document, text));
     return kExitOk;
@@ -203,6 +240,8 @@ class TraceCommand final : public Command {
   int top_ = 10;  // int, not size_t: CLI11 would wrap "-1" into a huge size_t before any check could see it
   int longest_gaps_ = 5;
   std::string annotate_path_;
+  std::string range_;
+  int range_index_ = 1;
   OutputOptions output_;
 };
 

@@ -276,6 +276,24 @@ bool enable(CUpti_ActivityKind kind) {
   return false;
 }
 
+// --api classified: runtime records only for the calls the timeline analysis reads, one callback id at a
+// time. Any refusal falls back to every runtime call, so a trace never silently loses its launches.
+void enable_classified_runtime_calls() {
+  int enabled = 0;
+  for (CUpti_CallbackId cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+    if (!runtime_call_classified(without_version_suffix(name))) continue;
+    if (cuptiActivityEnableRuntimeApi(cbid, 1) != CUPTI_SUCCESS) {
+      std::fprintf(stderr, "perfhound record: CUPTI refused to record %s alone; recording every runtime call\n", name);
+      enable(CUPTI_ACTIVITY_KIND_RUNTIME);
+      return;
+    }
+    ++enabled;
+  }
+  if (enabled == 0) enable(CUPTI_ACTIVITY_KIND_RUNTIME);
+}
+
 }  // namespace
 }  // namespace perfhound::record
 
@@ -309,9 +327,14 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       return;
     }
     for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
-                                    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER}) {
+                                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER}) {
       enable(kind);
+    }
+    const char* api = std::getenv("PERFHOUND_RECORD_API");
+    if (api != nullptr && std::strcmp(api, "classified") == 0) {
+      enable_classified_runtime_calls();
+    } else {
+      enable(CUPTI_ACTIVITY_KIND_RUNTIME);
     }
     // Driver API records are opt-in (perfhound record --driver-api): CUPTI then records every driver call the
     // runtime makes under each runtime call, several a launch, which on the first H200 run made a launch-heavy

@@ -40,4 +40,15 @@ std::string_view without_version_suffix(std::string_view api_name) {
   return api_name.substr(0, v);
 }
 
+bool runtime_call_classified(std::string_view name) {
+  for (std::string_view prefix : {"cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset"}) {
+    if (name.starts_with(prefix)) return true;
+  }
+  for (std::string_view exact : {"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
+                                 "cudaThreadSynchronize", "cudaStreamWaitEvent", "cudaFree", "cudaFreeHost"}) {
+    if (name == exact) return true;
+  }
+  return false;
+}
+
 }  // namespace perfhound::record

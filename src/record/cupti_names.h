@@ -20,4 +20,10 @@ std::string_view synchronization_name(std::uint32_t type);  // 1 -> "Event Synch
 // CUPTI's callback names carry the API version ("cudaLaunchKernel_v7000"); Kineto drops it.
 std::string_view without_version_suffix(std::string_view api_name);
 
+// `perfhound record --api classified`: whether a runtime call (its name without the version suffix) is one
+// the timeline analysis reads (trace/gap_attribution.cpp's rule table: launches, copies, fills, synchronizations
+// and the frees that synchronize), so CUPTI records it; the rest (cudaGetDevice, cudaGetLastError, ...,
+// several a PyTorch kernel) are left out. tests/record/cupti_names_test.cpp holds the two lists together.
+bool runtime_call_classified(std::string_view name);
+
 }  // namespace perfhound::record

@@ -97,6 +97,25 @@ TEST(TraceCli, EagerSmallOpsIsLaunchBound) {
   EXPECT_TRUE(r.err.empty()) << r.err;
 }
 
+// --range on the real eager trace: 20 iterations of one chain, each inside a "small_ops_eager" range
+// (tests/data/traces/h200/README.md), so one range holds a twentieth of the trace's 5120 kernels.
+TEST(TraceCli, ARangeIsAnalyzedAlone) {
+  const CliRun r = run({"trace", kEager, "--range", "small_ops_eager", "--range-index", "5", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["result"]["utilization"]["devices"][0]["activity_count"], 5120 / 20);
+  EXPECT_EQ(doc["conditions"]["parameters"]["range"]["occurrence"], 5);
+  EXPECT_EQ(doc["conditions"]["parameters"]["range"]["occurrences"], 20);
+  EXPECT_EQ(doc["conditions"]["parameters"]["range"]["gpu_events_dropped"], 5120 - 5120 / 20);
+  EXPECT_EQ(doc["result"]["verdict"]["bottleneck"], "launch-bound");
+
+  const CliRun bad = run({"trace", kEager, "--range", "ProfilerStep#1"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--range 'ProfilerStep#1': the trace has no range of that name (its ranges include "
+                                 "'small_ops_eager')"));
+  EXPECT_EQ(run({"trace", kEager, "--range-index", "2"}).code, 2);
+}
+
 TEST(TraceCli, EveryBundledTraceRuns) {
   // The verdicts per trace are the ones tests/trace/trace_analysis_test.cpp checks on the timelines.
   const std::pair<const char*, const char*> cases[] = {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trace/importer.h"
+#include "trace/range_window.h"
 
 namespace perfhound::record {
 namespace {
@@ -74,6 +75,12 @@ TEST(ChromeTraceWriter, WhatIsWrittenIsWhatPerfhoundTraceReads) {
   EXPECT_EQ(timeline->info.devices[0].name, "NVIDIA H200");
   EXPECT_EQ(timeline->info.devices[0].sm_count, 132);
   EXPECT_EQ(timeline->stats.unknown_categories.size(), 0u);
+  // The NVTX range is a range perfhound trace --range can cut to: 999 ms to 1051 ms holds all three.
+  const auto window = trace::restrict_to_range(*timeline, "step 0");
+  ASSERT_TRUE(window.ok()) << window.error().message;
+  EXPECT_EQ(window->end_ns - window->start_ns, 52'000'000);
+  EXPECT_EQ(timeline->gpu.size(), 3u);
+  EXPECT_EQ(window->gpu_dropped, 0u);
 
   std::ifstream in(path);
   const auto doc = nlohmann::json::parse(in);

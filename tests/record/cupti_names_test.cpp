@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "trace/gap_attribution.h"
+
 namespace perfhound::record {
 namespace {
 
@@ -25,6 +27,24 @@ TEST(CuptiNames, TheApiVersionSuffixIsDropped) {
   EXPECT_EQ(without_version_suffix("cudaDeviceSynchronize"), "cudaDeviceSynchronize");
   EXPECT_EQ(without_version_suffix("cudaGraph_vx"), "cudaGraph_vx");  // not a version
   EXPECT_EQ(without_version_suffix("cuda_v"), "cuda_v");
+}
+
+// --api classified keeps exactly the runtime calls the timeline analysis has a rule for (the cuda* rows of
+// gap_attribution.cpp's kHostRules), and leaves out the frequent ones it ignores.
+TEST(CuptiNames, ClassifiedRuntimeCallsAreTheOnesTheTraceAnalysisReads) {
+  for (const char* name :
+       {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel", "cudaGraphLaunch", "cudaMemcpy",
+        "cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpyPeerAsync", "cudaMemcpyToSymbolAsync", "cudaMemsetAsync",
+        "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
+        "cudaStreamWaitEvent", "cudaFree", "cudaFreeHost"}) {
+    EXPECT_TRUE(runtime_call_classified(name)) << name;
+    EXPECT_TRUE(trace::classify_host_event(trace::HostKind::kRuntime, name, false).has_value()) << name;
+  }
+  for (const char* name : {"cudaGetDevice", "cudaGetLastError", "cudaPeekAtLastError", "cudaEventRecord",
+                           "cudaStreamIsCapturing", "cudaMalloc", "cudaEventQuery", "cudaSetDevice"}) {
+    EXPECT_FALSE(runtime_call_classified(name)) << name;
+    EXPECT_FALSE(trace::classify_host_event(trace::HostKind::kRuntime, name, false).has_value()) << name;
+  }
 }
 
 }  // namespace
