@@ -8,6 +8,7 @@
 #include <limits>
 #include <yaml-cpp/yaml.h>
 
+#include "core/json_error.h"
 #include "core/json_type_name.h"
 
 namespace perfhound::audit {
@@ -20,16 +21,6 @@ bool ends_with_any(std::string_view s, std::initializer_list<std::string_view> s
     if (s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix) return true;
   }
   return false;
-}
-
-// nlohmann's message is "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ...";
-// the bracketed id says nothing to the user (the same trim as report/report_input.cpp).
-std::string parse_error_text(const nlohmann::json::parse_error& e) {
-  std::string message = e.what();
-  for (const std::string_view prefix : {std::string_view("parse error at "), std::string_view("parse error: ")}) {
-    if (const auto at = message.find(prefix); at != std::string::npos) return message.substr(at + prefix.size());
-  }
-  return fmt::format("byte {}: {}", e.byte, message);
 }
 
 // A whole-string number, or nullopt. Accepts what strtod does (so "1e3", "inf", "nan"), nothing trailing.
@@ -147,8 +138,8 @@ core::Result<SourceDocument> SourceDocument::parse(std::string path, std::string
   if (!doc.yaml_) {
     try {
       doc.json_ = Json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error& e) {
-      return core::Error{fmt::format("'{}': not JSON: {}", doc.path_, parse_error_text(e))};
+    } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range (core/json_error.h)
+      return core::Error{fmt::format("'{}': not JSON: {}", doc.path_, core::json_error_text(e))};
     }
     return doc;
   }

@@ -18,6 +18,7 @@
 #include "compare/compare_conditions.h"
 #include "compare/compare_samples.h"
 #include "core/conditions.h"
+#include "core/json_error.h"
 #include "core/text_file.h"
 #include "core/diagnostics.h"
 #include "core/percentile.h"
@@ -129,10 +130,11 @@ core::Result<Json> read_document(const fs::path& path) {
   Json j;
   try {
     j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    return core::Error{fmt::format("'{}' byte {}: not valid JSON (compare reads perfhound result documents; raw "
-                                   "sample files need --samples)",
-                                   path.string(), e.byte)};
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number too large
+    return core::Error{fmt::format("'{}'{}: not valid JSON (compare reads perfhound result documents; raw "
+                                   "sample files need --samples): {}",
+                                   path.string(), core::json_error_byte(e) ? fmt::format(" byte {}", *core::json_error_byte(e)) : "",
+                                   core::json_error_text(e))};
   }
   if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string()) {
     return core::Error{fmt::format("'{}': not a perfhound result document (no \"kind\")", path.string())};

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/check.h"
+#include "core/json_error.h"
 #include "serve/openai_protocol.h"
 
 namespace perfhound::load {
@@ -37,13 +38,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// nlohmann's what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ..."; the part
-// after "] " is what a person can act on.
-std::string json_error_text(const Json::exception& e) {
-  std::string_view what = e.what();
-  if (const auto pos = what.find("] "); pos != std::string_view::npos) what.remove_prefix(pos + 2);
-  return std::string(what);
-}
+using core::json_error_text;
 
 // A JSON value for an error message: short, one line.
 std::string quote_json(const Json& v) {
@@ -299,8 +294,9 @@ core::Result<std::unique_ptr<Workload>> parse_sharegpt(std::string_view text, st
     Json element;
     try {
       element = Json::parse(text.begin() + static_cast<std::ptrdiff_t>(begin), text.begin() + static_cast<std::ptrdiff_t>(end));
-    } catch (const Json::parse_error& e) {
-      const std::size_t byte = begin + (e.byte > 0 ? e.byte - 1 : 0);
+    } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number too large
+      const std::size_t offset = core::json_error_byte(e).value_or(1);
+      const std::size_t byte = begin + (offset > 0 ? offset - 1 : 0);
       return core::Error{fmt::format("{}: invalid JSON in conversation {}: {}", at(byte), conversations, json_error_text(e))};
     }
     const std::string where = fmt::format("{}: conversation {}", at(begin), conversations);
@@ -414,8 +410,9 @@ core::Result<std::unique_ptr<Workload>> parse_jsonl_prompt_lines(LineSource& lin
     Json row;
     try {
       row = Json::parse(line.begin(), line.end());
-    } catch (const Json::parse_error& e) {
-      return core::Error{fmt::format("{}: invalid JSON at byte {} of the line: {}", where, e.byte > 0 ? e.byte - 1 : 0,
+    } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number too large
+      const std::size_t offset = core::json_error_byte(e).value_or(1);
+      return core::Error{fmt::format("{}: invalid JSON at byte {} of the line: {}", where, offset > 0 ? offset - 1 : 0,
                                      json_error_text(e))};
     }
     if (!row.is_object()) {
@@ -908,8 +905,9 @@ core::Result<std::unique_ptr<Workload>> parse_jsonl_trace(LineSource& lines, std
       Json row;
       try {
         row = Json::parse(line.begin(), line.end());
-      } catch (const Json::parse_error& e) {
-        return core::Error{fmt::format("{}: invalid JSON at byte {} of the line: {}", where, e.byte > 0 ? e.byte - 1 : 0,
+      } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number too large
+        const std::size_t offset = core::json_error_byte(e).value_or(1);
+        return core::Error{fmt::format("{}: invalid JSON at byte {} of the line: {}", where, offset > 0 ? offset - 1 : 0,
                                        json_error_text(e))};
       }
       if (!row.is_object()) return core::Error{fmt::format("{}: expected a JSON object, got {}", where, json_type(row))};

@@ -1,4 +1,5 @@
 #include "load/record_io.h"
+#include "core/json_error.h"
 #include "core/json_type_name.h"
 
 #include <fcntl.h>
@@ -311,8 +312,10 @@ Result<std::vector<RequestRecord>> read_records_jsonl(const std::string& path, n
       if (Status s = read_record(json::parse(line.begin(), line.end()), records.emplace_back()); !s.ok()) {
         return at_line(s.error());
       }
-    } catch (const json::parse_error& e) {
-      return at_line(Error{fmt::format("not JSON (byte {}): {}", e.byte, quote_start(line))});
+    } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
+      const auto byte = core::json_error_byte(e);
+      return at_line(Error{fmt::format("not JSON ({}): {}", byte ? fmt::format("byte {}", *byte) : core::json_error_text(e),
+                                       quote_start(line))});
     }
   }
   if (std::ferror(file.get())) return Error{fmt::format("cannot read '{}': {}", path, std::strerror(errno))};

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/json_error.h"
 #include "report/json_document.h"
 
 namespace perfhound::report {
@@ -12,16 +13,6 @@ using Json = nlohmann::ordered_json;
 const Json& empty_array() {
   static const Json kEmpty = Json::array();
   return kEmpty;
-}
-
-// nlohmann's message is "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error
-// ..."; the bracketed id and "parse error at" say nothing to a user who asked for a report.
-std::string parse_error_text(const nlohmann::json::parse_error& e) {
-  std::string message = e.what();
-  for (const std::string_view prefix : {std::string_view("parse error at "), std::string_view("parse error: ")}) {
-    if (const auto at = message.find(prefix); at != std::string::npos) return message.substr(at + prefix.size());
-  }
-  return fmt::format("byte {}: {}", e.byte, message);
 }
 
 }  // namespace
@@ -38,8 +29,8 @@ core::Result<ReportInput> parse_report_input(std::string path, std::string_view 
   Json document;
   try {
     document = Json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    return core::Error{fmt::format("'{}': not JSON: {}", path, parse_error_text(e))};
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range (core/json_error.h)
+    return core::Error{fmt::format("'{}': not JSON: {}", path, core::json_error_text(e))};
   }
   const auto not_perfhound = [&](std::string_view why) {
     return core::Error{fmt::format("'{}': not a perfhound result document ({}; perfhound writes one with "

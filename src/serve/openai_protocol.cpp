@@ -5,6 +5,7 @@
 // token usage statistics for the entire request, and the choices field will always be an empty array. All
 // other chunks will also include a usage field, but with a null value." vLLM extensions (ignore_eos,
 // prompt_token_ids): https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html
+#include "core/json_error.h"
 #include "serve/openai_protocol.h"
 #include "core/json_type_name.h"
 
@@ -330,12 +331,10 @@ ParseResult parse_request(std::string_view body, Endpoint endpoint) {
   json doc;
   try {
     doc = json::parse(body.begin(), body.end());
-  } catch (const json::parse_error& e) {
-    // what() is "[json.exception.parse_error.101] parse error at line 1, column 5: ..."; keep the part a
-    // client can act on.
-    std::string_view what = e.what();
-    if (const auto pos = what.find("] "); pos != std::string_view::npos) what.remove_prefix(pos + 2);
-    return fail(400, "", fmt::format("request body is not valid JSON (byte {}): {}", e.byte, what));
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number too large (core/json_error.h)
+    const auto byte = core::json_error_byte(e);
+    return fail(400, "", fmt::format("request body is not valid JSON{}: {}",
+                                     byte ? fmt::format(" (byte {})", *byte) : "", core::json_error_text(e)));
   }
   if (!doc.is_object()) {
     return fail(400, "", fmt::format("request body must be a JSON object, got {}", core::json_type_name(doc)));

@@ -421,6 +421,19 @@ TEST(ParseRequest, StreamOptionsWithoutIncludeUsage) {
 
 // ---- parse_request: every error names its field
 
+// Found by tests/fuzz/fuzz_openai_request (its input is tests/fuzz/regressions/fuzz_openai_request/
+// number-overflow): nlohmann throws out_of_range, not parse_error, for a number no double holds, and the
+// uncaught exception took the whole simulator down. Now it is a 400 like any other bad body.
+TEST(ParseRequestErrors, ANumberTooLargeForADoubleIsA400NotACrash) {
+  for (const char* body : {R"({"model": "m", "prompt": "x", "max_tokens": 1e999})",
+                           R"({"model": "m", "prompt": "x", "temperature": 88888888888888888888888882E888888})"}) {
+    const ApiError e = parse_error(body);
+    EXPECT_EQ(e.status, 400) << body;
+    EXPECT_NE(e.message.find("not valid JSON: number overflow parsing"), std::string::npos) << e.message;
+    EXPECT_EQ(e.message.find("json.exception"), std::string::npos) << e.message;
+  }
+}
+
 TEST(ParseRequestErrors, InvalidJson) {
   const ApiError e = parse_error(R"({"model": "m", "prompt": )");
   EXPECT_EQ(e.status, 400);
