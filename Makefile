@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 WERROR ?= $(if $(CI),ON,OFF)
 PERFHOUND := $(BUILD_DIR)/perfhound
 
-.PHONY: all deps configure build test demo clean
+.PHONY: all deps configure build test demo fuzz clean
 
 all: build
 
@@ -26,5 +26,16 @@ test: build
 demo: build
 	@scripts/demo $(PERFHOUND)
 
+# libFuzzer targets under ASan + UBSan (clang), FUZZ_SECONDS each: scripts/run-fuzz.
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 30
+fuzz:
+	@scripts/install-deps fuzz
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHOUND_FUZZ=ON \
+	  -DPERFHOUND_CUDA=OFF -DPERFHOUND_BUILD_TESTS=OFF -DPERFHOUND_BUILD_BENCH=OFF > $(FUZZ_DIR).configure.log \
+	  || { cat $(FUZZ_DIR).configure.log; exit 1; }
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_all
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-fuzz $(FUZZ_DIR)
+
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR)
