@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@ namespace perfhound::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<std::string> fast_run(std::vector<std::string> extra) {
   std::vector<std::string> args = {"load", "--sim-fixed-step-time", "200us", "--concurrency", "4", "--requests", "12",
@@ -116,6 +118,32 @@ TEST(LoadCli, SoakCountsFailedScrapes) {
   EXPECT_GE(m["scrapes"].get<int>(), 5);
   EXPECT_EQ(m["failed"], m["scrapes"]);
   EXPECT_THAT(m["first_error"].get<std::string>(), HasSubstr("/nowhere: HTTP 404"));
+}
+
+// The API key is sent, never shown: not on the terminal, not in the result, not in the records (issue 10).
+// The key comes from the environment; the embedded server accepts any key, so the run itself succeeds.
+TEST(LoadCli, TheApiKeyIsNeverPrintedOrWritten) {
+  const std::string secret = "sk-perfhound-test-7f3a9c1e5b2d4086";
+  ::setenv("PERFHOUND_TEST_API_KEY", secret.c_str(), 1);
+  const auto dir = std::filesystem::temp_directory_path() / ("perfhound_api_key_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string records = (dir / "records.jsonl").string(), result = (dir / "result.json").string();
+  const CliRun r = run({"load", "--api-key-env", "PERFHOUND_TEST_API_KEY", "--sim-fixed-step-time", "1ms",
+                        "--concurrency", "2", "--requests", "6", "--warmup", "1", "--input-len", "16",
+                        "--output-len", "4", "--records", records, "-o", result});
+  ::unsetenv("PERFHOUND_TEST_API_KEY");
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  const auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string written = slurp(records) + slurp(result);
+  EXPECT_THAT(written, HasSubstr("PERFHOUND_TEST_API_KEY"));  // the variable's name is a condition
+  for (const std::string& text : {r.out, r.err, written}) {
+    EXPECT_THAT(text, Not(HasSubstr(secret)));
+    EXPECT_THAT(text, Not(HasSubstr(secret.substr(3, 12))));  // nor a part of it
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(LoadCli, BadInputIsOneLineAndExitTwo) {
