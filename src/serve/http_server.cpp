@@ -40,6 +40,23 @@ constexpr std::array<std::string_view, 16> kWords = {" the", " model", " streams
 
 enum class Fault { kNone, k429, k500, k503, kReset, kStall, kMalformed, kOverlong, kUsageShort, kEarlyStop };
 
+// As the --fault-* flags name them, for /metrics.
+std::string_view fault_name(Fault f) {
+  switch (f) {
+    case Fault::kNone: return "none";
+    case Fault::k429: return "429";
+    case Fault::k500: return "500";
+    case Fault::k503: return "503";
+    case Fault::kReset: return "reset";
+    case Fault::kStall: return "stall";
+    case Fault::kMalformed: return "malformed";
+    case Fault::kOverlong: return "overlong";
+    case Fault::kUsageShort: return "usage-short";
+    case Fault::kEarlyStop: return "early-stop";
+  }
+  return "none";
+}
+
 // Per request, waiting for the engine's tokens. `notify` never expires on its own; the engine loop cancels it
 // to wake the stream.
 struct StreamState {
@@ -254,7 +271,7 @@ struct HttpServer::Impl {
     const Fault fault = draw_fault();
     if (fault == Fault::k429 || fault == Fault::k500 || fault == Fault::k503) {
       const int status = fault == Fault::k429 ? 429 : fault == Fault::k500 ? 500 : 503;
-      metrics.record_fault();
+      metrics.record_fault(fault_name(fault));
       auto res = make_response(req, static_cast<http::status>(status), "application/json",
                                error_body({status, fmt::format("simulated fault: HTTP {} (perfhound serve --fault-{})", status, status), ""}));
       co_await send(stream, res);
@@ -338,7 +355,7 @@ struct HttpServer::Impl {
       }
       if (!fault_done && written >= fault_at) {
         fault_done = true;
-        metrics.record_fault();
+        metrics.record_fault(fault_name(fault));
         if (fault == Fault::kReset) {
           if (out.size() > 0) co_await net::async_write(stream, http::make_chunk(net::buffer(out.data(), out.size())), use_awaitable);
           boost::system::error_code ignored;

@@ -65,6 +65,11 @@ std::string ServerMetrics::render(const std::string& model, const EngineGauges& 
   // Not a vLLM metric: how many requests the --fault-* flags hit, so a client test can reconcile its counts.
   w.counter("perfhound:injected_faults_total", "Requests given a simulated fault (perfhound serve --fault-*).", labels,
             static_cast<double>(faults_));
+  for (const auto& [kind, count] : faults_by_kind_) {
+    PrometheusLabels by_kind = labels;
+    by_kind.push_back({"fault", kind});
+    w.counter("perfhound:injected_faults_by_kind_total", "The same, by --fault-* kind.", by_kind, static_cast<double>(count));
+  }
   return w.str();
 }
 

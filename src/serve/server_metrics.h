@@ -4,7 +4,9 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "serve/token_engine.h"
@@ -34,7 +36,11 @@ class ServerMetrics {
   // `ttft_s` >= 0 for a request's first tokens, `itl_s` >= 0 for later ones (per token of the step).
   void record_tokens(std::int64_t tokens, double ttft_s, double itl_s, std::int64_t itl_count);
   void record_finished(double e2e_s);
-  void record_fault() { ++faults_; }
+  // `kind` as the --fault-* flag names it ("429", "reset", "stall", ...).
+  void record_fault(std::string_view kind) {
+    ++faults_;
+    ++faults_by_kind_[std::string(kind)];
+  }
   void record_step(const EngineGauges& gauges) { preemptions_ = gauges.preemptions; }
 
   std::string render(const std::string& model, const EngineGauges& gauges) const;
@@ -45,6 +51,7 @@ class ServerMetrics {
 
  private:
   std::uint64_t requests_ = 0, finished_ = 0, faults_ = 0;
+  std::map<std::string, std::uint64_t> faults_by_kind_;
   std::int64_t prompt_tokens_ = 0, generation_tokens_ = 0, preemptions_ = 0;
   FixedHistogram ttft_, itl_, e2e_;
 };
