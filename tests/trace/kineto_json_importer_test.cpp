@@ -197,6 +197,21 @@ TEST(KinetoImporter, BareArrayLegacyCategoriesAndIntegerMicroseconds) {
   EXPECT_EQ(t.stats.events_ignored, 2u);
 }
 
+// Found by tests/fuzz/fuzz_trace_import (tests/fuzz/regressions/fuzz_trace_import/int-from-huge-double): an id
+// no int64 holds was converted from its double, undefined behaviour. Such an id is now unknown (-1), as a missing
+// one is, and an id written as an integral double still reads.
+TEST(KinetoImporter, IdsTooLargeForAnInt64AreUnknownNotUndefined) {
+  const std::string path = write_temp("huge_ids.json", R"JSON({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 3, "tid": 7, "ts": 10, "dur": 2,
+     "args": {"device": 1e114, "stream": 7.0, "correlation": -1e300}}
+  ]})JSON");
+  const Timeline t = import_ok(path);
+  ASSERT_EQ(t.gpu.size(), 1u);
+  EXPECT_EQ(t.gpu[0].device, 3);  // unknown device: the row's pid
+  EXPECT_EQ(t.gpu[0].stream, 7);
+  EXPECT_EQ(t.gpu[0].correlation, -1);
+}
+
 TEST(KinetoImporter, SubNanosecondDigitsRoundAndUnknownCategoriesAreCounted) {
   const std::string path = write_temp("round.json", "\xEF\xBB\xBF" R"({"traceEvents": [
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1.0004, "dur": 2.0005},
