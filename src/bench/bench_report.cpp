@@ -68,14 +68,19 @@ Json measurement_json(const Measurement& m) {
   return j;
 }
 
+std::vector<core::Diagnostic> named_diagnostics(const std::vector<Measurement>& measurements) {
+  std::vector<core::Diagnostic> all;
+  for (const Measurement& m : measurements) {
+    for (const core::Diagnostic& d : m.diagnostics) all.push_back({d.kind, m.name + ": " + d.message});
+  }
+  return all;
+}
+
 Json bench_document(const std::string& suite, const core::Conditions& conditions,
                     const std::vector<Measurement>& measurements) {
   Json benchmarks = Json::array();
-  std::vector<core::Diagnostic> all;
-  for (const Measurement& m : measurements) {
-    benchmarks.push_back(measurement_json(m));
-    for (const core::Diagnostic& d : m.diagnostics) all.push_back({d.kind, m.name + ": " + d.message});
-  }
+  for (const Measurement& m : measurements) benchmarks.push_back(measurement_json(m));
+  const std::vector<core::Diagnostic> all = named_diagnostics(measurements);
   Json result;
   result["suite"] = suite;
   result["benchmarks"] = std::move(benchmarks);

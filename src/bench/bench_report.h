@@ -20,6 +20,9 @@ nlohmann::ordered_json measurement_json(const Measurement& m);
 nlohmann::ordered_json bench_document(const std::string& suite, const core::Conditions& conditions,
                                       const std::vector<Measurement>& measurements);
 
+// Every benchmark's diagnostics, each message prefixed with its benchmark's name.
+std::vector<core::Diagnostic> named_diagnostics(const std::vector<Measurement>& measurements);
+
 // One row a benchmark: name, mode, samples (x operations), warm-up, p50, p10-p90, p99, noise, stop, rate.
 std::string render_table(const std::vector<Measurement>& measurements);
 

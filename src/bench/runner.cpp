@@ -163,10 +163,7 @@ int Runner::finish() {
   *out_ << fmt::format("{}: {} benchmark{}\n", suite_, measurements_.size(), measurements_.size() == 1 ? "" : "s");
   for (const std::string& line : conditions_.to_lines()) *out_ << "  " << line << "\n";
   *out_ << "\n" << render_table(measurements_);
-  std::vector<core::Diagnostic> all;
-  for (const Measurement& m : measurements_) {
-    for (const core::Diagnostic& d : m.diagnostics) all.push_back({d.kind, m.name + ": " + d.message});
-  }
+  const std::vector<core::Diagnostic> all = named_diagnostics(measurements_);
   if (!all.empty()) *out_ << "\n";
   for (const core::Diagnostic& d : all) *out_ << core::format_diagnostic(d);
   return failed_ ? 2 : 0;

@@ -118,6 +118,16 @@ bool matches(const HostRule& rule, HostKind kind, std::string_view name) {
   return false;
 }
 
+// The category holding the largest part of a gap; scanning in priority order with a strict '>' gives ties to
+// the higher priority.
+HostCategory largest_part(const std::array<std::int64_t, kHostCategoryCount>& parts) {
+  std::size_t best = 0;
+  for (std::size_t c = 1; c < kHostCategoryCount; ++c) {
+    if (parts[c] > parts[best]) best = c;
+  }
+  return static_cast<HostCategory>(best);
+}
+
 // Splits each gap among the priority-resolved category intervals. `resolved[c]` are normalized and pairwise
 // disjoint; `gaps` are in time order and disjoint. One forward cursor per category makes the whole pass
 // linear: an interval ending before a gap can meet no later gap.
@@ -144,12 +154,7 @@ void split_gaps(const std::array<std::vector<Interval>, kHostEventCategoryCount>
       gap.ns_by_category[static_cast<std::size_t>(HostCategory::kQueued)] = gap.dur_ns();
       continue;
     }
-    // Largest part wins; scanning in priority order with a strict '>' gives ties to the higher priority.
-    std::size_t best = 0;
-    for (std::size_t c = 1; c < kHostCategoryCount; ++c) {
-      if (gap.ns_by_category[c] > gap.ns_by_category[best]) best = c;
-    }
-    gap.category = static_cast<HostCategory>(best);
+    gap.category = largest_part(gap.ns_by_category);
   }
 }
 
@@ -180,11 +185,7 @@ void count_unrecorded_as_launch(AttributedGap& gap) {
   auto& parts = gap.ns_by_category;
   parts[static_cast<std::size_t>(HostCategory::kLaunch)] += parts[static_cast<std::size_t>(HostCategory::kNothingRecorded)];
   parts[static_cast<std::size_t>(HostCategory::kNothingRecorded)] = 0;
-  std::size_t best = 0;
-  for (std::size_t c = 1; c < kHostCategoryCount; ++c) {
-    if (parts[c] > parts[best]) best = c;
-  }
-  gap.category = static_cast<HostCategory>(best);
+  gap.category = largest_part(parts);
 }
 
 }  // namespace

@@ -180,11 +180,13 @@ std::string cuda_version_text(std::int64_t v) { return fmt::format("{}.{}", v / 
 
 class KinetoReader {
  public:
+  // A plain file's size sizes both the buffer and the event vectors; a compressed one's is unknown.
   explicit KinetoReader(std::unique_ptr<ByteSource> source) : source_(std::move(source)) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(source_->path(), ec);
     if (!ec && !source_->compressed()) {
       chunk_bytes_ = std::clamp<std::size_t>(static_cast<std::size_t>(size) + 1, kMinChunkBytes, kChunkBytes);
+      reserve_events(static_cast<std::size_t>(size));
     }
     buffer_.resize(1 + chunk_bytes_ + kTailReserve);
   }
@@ -192,11 +194,9 @@ class KinetoReader {
   // Reserves the event vectors for a plain file of this size, so they do not regrow (each regrowth copies
   // and faults in fresh pages). Kineto events are >= ~250 bytes each, so size / 250 bounds the count; a
   // reservation is address space, not memory, until it is written. Compressed files are left to grow.
-  void reserve_events() {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(source_->path(), ec);
-    if (ec || size < 4 || source_->compressed()) return;
-    const std::size_t events = static_cast<std::size_t>(size / 250);
+  void reserve_events(std::size_t size) {
+    if (size < 4) return;
+    const std::size_t events = size / 250;
     timeline_.gpu.reserve(events / 2);
     timeline_.host.reserve(events);
   }
@@ -733,7 +733,6 @@ class KinetoJsonImporter final : public TraceImporter {
   Result<Timeline> import(const std::string& path) const override {
     PH_ASSIGN_OR_RETURN(auto source, ByteSource::open(path));
     KinetoReader reader(std::move(source));
-    reader.reserve_events();
     return reader.read();
   }
 };
