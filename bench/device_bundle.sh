@@ -12,7 +12,7 @@ grep -qx '/.devbin/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info; echo
 rm -rf .devbin && mkdir -p .devbin/lib
 bins=("$build/perfhound" "$build/libperfhound_record_inject.so" "$build"/bench/bench_example_* \
       "$build/tests/probe_gpu_test" "$build/tests/gpu_bench_gpu_test")
-for b in "${bins[@]}"; do cp "$b" .devbin/; done
+for b in "${bins[@]}"; do if [ -e "$b" ]; then cp "$b" .devbin/; else echo "device_bundle: $b not built, left out"; fi; done
 for lib in libssl.so.3 libcrypto.so.3 libsimdjson.so.14 libyaml-cpp.so.0.7 libsqlite3.so.0 libz.so.1 libfmt.so.9; do
   cp -L "/lib/x86_64-linux-gnu/$lib" .devbin/lib/
 done

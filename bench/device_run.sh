@@ -39,5 +39,5 @@ fi
 
 if want record; then
 step perfhound record
-ROUNDS=${ROUNDS:-3} timeout 150 bench/record/record_device.sh "$D/perfhound" /tmp/rec; echo "record_device exit $?"
+ROUNDS=${ROUNDS:-5} timeout ${RECORD_TIMEOUT:-540} bench/record/record_device.sh "$D/perfhound" /tmp/rec; echo "record_device exit $?"
 fi

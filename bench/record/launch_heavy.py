@@ -4,7 +4,7 @@ Many tiny elementwise kernels on a 4096-element tensor: the GPU idles between la
 path is what the run is made of, the case where a tracer's per-call cost shows most. Prints one JSON line:
 the loop's wall time (after a warm-up, synchronized) and the process's.
 
-  python3 launch_heavy.py [--iters N] [--profile kineto.json]   # --profile: torch.profiler over the same work
+  python3 launch_heavy.py [--iters N] [--numel N] [--profile kineto.json]   # --profile: torch.profiler over the same work
   python3 launch_heavy.py --mode busy                            # bf16 4096^3 matmuls: the GPU kept busy
 
 --mode busy is the other end for the fidelity check: a GPU-bound loop (a matmul and two elementwise kernels an
@@ -26,6 +26,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--profile", help="write torch.profiler's Chrome trace of the same work here")
     parser.add_argument("--mode", choices=["launch", "busy"], default="launch")
+    parser.add_argument("--numel", type=int, default=4096, help="launch mode: elements per tensor (larger: longer kernels)")
     args = parser.parse_args()
     if args.mode == "busy" and args.iters == parser.get_default("iters"):
         args.iters = 2000
@@ -35,7 +36,7 @@ def main() -> None:
         profiler = torch.profiler.profile(activities=activities)
     with profiler as prof:
         if args.mode == "launch":
-            x = torch.ones(4096, device="cuda")
+            x = torch.ones(args.numel, device="cuda")
             step = lambda x: x * 1.0001 + 0.5  # noqa: E731
             kernels_per_step = 2
         else:
@@ -60,7 +61,7 @@ def main() -> None:
             torch.cuda.nvtx.range_pop()
     if args.profile:
         prof.export_chrome_trace(args.profile)
-    print(json.dumps({"mode": args.mode, "iters": args.iters, "kernels": kernels_per_step * (args.iters + args.warmup),
+    print(json.dumps({"mode": args.mode, "numel": args.numel, "iters": args.iters, "kernels": kernels_per_step * (args.iters + args.warmup),
                       "loop_s": loop_s, "per_iter_us": loop_s / args.iters * 1e6, "checksum": float(x.flatten()[0].item()),
                       "process_s": time.perf_counter() - PROCESS_START}))
 

@@ -52,9 +52,10 @@ class RecordCommand final : public Command {
         ->default_val("perfhound-record.json");
     app.add_option("--buffer-mb", buffer_mb_, "Size of each CUPTI activity buffer, MiB (1-1024)")->default_val(8);
     app.add_option("--api", api_,
-                   "Which runtime calls to record: all (default), or classified: only those perfhound trace reads "
-                   "(launches, copies, fills, synchronizations), fewer records for CUPTI to write")
-        ->check(CLI::IsMember({"all", "classified"}))
+                   "Which runtime calls to record: all (default); classified: only those perfhound trace reads "
+                   "(launches, copies, fills, synchronizations), fewer records for CUPTI to write; none: the GPU's "
+                   "activity alone (kernels, copies, NVTX), the least overhead, but no launches to attribute host time to")
+        ->check(CLI::IsMember({"all", "classified", "none"}))
         ->default_val("all");
     app.add_flag("--driver-api", driver_api_,
                  "Also record driver API calls (launches a program makes through cuLaunchKernel itself, as Triton "
@@ -84,8 +85,23 @@ class RecordCommand final : public Command {
     // with one that could not start.
     int exec_failure[2];
     if (::pipe2(exec_failure, O_CLOEXEC) != 0) return core::Error{fmt::format("pipe: {}", std::strerror(errno))};
+    // The handlers go in before the fork, so a signal while the program starts is forwarded too (exec puts the
+    // child's back to the defaults).
+    struct sigaction forward {}, old_int {}, old_term {};
+    forward.sa_handler = forward_signal;
+    sigemptyset(&forward.sa_mask);
+    ::sigaction(SIGINT, &forward, &old_int);
+    ::sigaction(SIGTERM, &forward, &old_term);
+    const auto restore_signals = [&] {
+      ::sigaction(SIGINT, &old_int, nullptr);
+      ::sigaction(SIGTERM, &old_term, nullptr);
+      g_child = 0;
+    };
     const pid_t child = ::fork();
-    if (child < 0) return core::Error{fmt::format("fork: {}", std::strerror(errno))};
+    if (child < 0) {
+      restore_signals();
+      return core::Error{fmt::format("fork: {}", std::strerror(errno))};
+    }
     if (child == 0) {
       ::close(exec_failure[0]);
       ::setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
@@ -103,22 +119,18 @@ class RecordCommand final : public Command {
       [[maybe_unused]] const ssize_t written = ::write(exec_failure[1], &error, sizeof(error));
       ::_exit(127);
     }
+    g_child = child;
     ::close(exec_failure[1]);
     int exec_error = 0;
-    const ssize_t got = ::read(exec_failure[0], &exec_error, sizeof(exec_error));
+    ssize_t got = 0;
+    do {
+      got = ::read(exec_failure[0], &exec_error, sizeof(exec_error));
+    } while (got < 0 && errno == EINTR);  // a forwarded signal interrupts the read, not the start
     ::close(exec_failure[0]);
-    g_child = child;
-    struct sigaction forward {}, old_int {}, old_term {};
-    forward.sa_handler = forward_signal;
-    sigemptyset(&forward.sa_mask);
-    ::sigaction(SIGINT, &forward, &old_int);
-    ::sigaction(SIGTERM, &forward, &old_term);
     int status = 0;
     while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
-    g_child = 0;
+    restore_signals();
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (got == static_cast<ssize_t>(sizeof(exec_error))) {

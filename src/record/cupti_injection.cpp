@@ -2,8 +2,8 @@
 // driver calls InitializeInjection at cuInit). It turns on CUPTI's activity records for kernels, copies, fills,
 // runtime and driver API calls, synchronizations, NVTX ranges and devices, hands CUPTI fixed-size buffers from a
 // pool (never an allocation per record), converts each completed buffer into compact records and returns the
-// buffer to the pool, and at exit (or on SIGTERM / SIGINT when the program left them at their default) flushes
-// CUPTI and writes the Chrome trace to $PERFHOUND_RECORD_OUTPUT. perfhound record (src/cli/record_command.cpp)
+// buffer to the pool, and at exit, and on SIGTERM / SIGINT before the program's own handler or the default action
+// (on_signal), flushes CUPTI and writes the Chrome trace to $PERFHOUND_RECORD_OUTPUT. perfhound record (src/cli/record_command.cpp)
 // sets the variables and runs the program.
 #include <cupti.h>
 #include <cxxabi.h>
@@ -230,30 +230,62 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS) r.trace.dropped_records += dropped;
   }
+  // Zeroed here, on CUPTI's thread, so CUPTI need not zero it on the program's thread when it takes it again
+  // (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, set at start).
+  std::memset(buffer, 0, valid);
   std::lock_guard lock(r.pool_mutex);
   r.free_buffers.push_back(buffer);
 }
 
-void write_trace() {
+// The trace so far, written whole (temp file, then rename). `final` is the exit's write, which happens once; a
+// signal's write before it is a snapshot the exit's replaces when the program goes on to exit normally.
+void write_trace(bool final) {
   Recorder& r = recorder();
-  if (r.written.exchange(true)) return;
+  if (r.written.load()) return;
+  if (final && r.written.exchange(true)) return;
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard lock(r.mutex);
   const core::Status status = write_chrome_trace_file(r.trace, r.output);
   if (!status.ok()) std::fprintf(stderr, "perfhound record: %s\n", status.error().message.c_str());
 }
 
+void write_final_trace() { write_trace(true); }
+
+// The handlers found at start, for SIGTERM and SIGINT, so ours can hand the signal on.
+struct sigaction g_previous[2];
+int slot(int sig) { return sig == SIGINT ? 0 : 1; }
+
 // Not async-signal-safe (it flushes CUPTI and writes a file), which is the price of keeping a trace of a program
-// that is killed; the default action follows, as if we had not been there.
-void on_signal(int sig) {
-  write_trace();
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
+// that is stopped. Then the signal goes where it would have gone without us: to the program's own handler, or
+// the default action. Python shows why both matter: its SIGINT handler only raises KeyboardInterrupt, and
+// after unwinding, Python ends by resetting SIGINT to the default and raising it again, which skips exit
+// handlers, so the snapshot taken here is the trace.
+void on_signal(int sig, siginfo_t* info, void* context) {
+  const struct sigaction& previous = g_previous[slot(sig)];
+  const bool chained = (previous.sa_flags & SA_SIGINFO) != 0 ? previous.sa_sigaction != nullptr : previous.sa_handler != SIG_DFL;
+  write_trace(/*final=*/!chained);  // the default action ends the program: this is its last write
+  if (!chained) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  } else if ((previous.sa_flags & SA_SIGINFO) != 0) {
+    previous.sa_sigaction(sig, info, context);
+  } else {
+    previous.sa_handler(sig);
+  }
 }
 
 void install_signal_handler(int sig) {
-  struct sigaction current {};
-  if (sigaction(sig, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) std::signal(sig, on_signal);
+  struct sigaction& previous = g_previous[slot(sig)];
+  if (sigaction(sig, nullptr, &previous) != 0 || previous.sa_handler == SIG_IGN) return;  // ignored stays ignored
+  struct sigaction ours {};
+  ours.sa_sigaction = on_signal;
+  // The program's own restart choice is kept: Python's handler wants interrupted sleeps to return (EINTR) so
+  // it can raise KeyboardInterrupt promptly. Both signals are held while one writes.
+  ours.sa_flags = SA_SIGINFO | (previous.sa_flags & SA_RESTART);
+  sigemptyset(&ours.sa_mask);
+  sigaddset(&ours.sa_mask, SIGINT);
+  sigaddset(&ours.sa_mask, SIGTERM);
+  sigaction(sig, &ours, nullptr);
 }
 
 // NVTX ranges reach CUPTI only when NVTX is told to load it: point NVTX_INJECTION64_PATH at the libcupti this
@@ -322,6 +354,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       if (std::uint8_t* b = new_buffer(r.buffer_bytes)) r.free_buffers.push_back(b);
     }
     route_nvtx_to_cupti();
+    // Every buffer this library hands CUPTI is already zero (new_buffer, buffer_completed): tell CUPTI, which
+    // otherwise zeroes each one on the program's thread as it takes it, a stall on the launch path.
+    std::uint8_t zeroed = 1;
+    std::size_t zeroed_size = sizeof(zeroed);
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed);
     if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
       std::fprintf(stderr, "perfhound record: cuptiActivityRegisterCallbacks failed: no trace will be written\n");
       return;
@@ -331,7 +368,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       enable(kind);
     }
     const char* api = std::getenv("PERFHOUND_RECORD_API");
-    if (api != nullptr && std::strcmp(api, "classified") == 0) {
+    if (api != nullptr && std::strcmp(api, "none") == 0) {
+      // --api none: the GPU's side only (how cheap CUPTI's kernel records alone are, measured in bench/RESULTS.md).
+    } else if (api != nullptr && std::strcmp(api, "classified") == 0) {
       enable_classified_runtime_calls();
     } else {
       enable(CUPTI_ACTIVITY_KIND_RUNTIME);
@@ -343,7 +382,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (driver != nullptr && std::strcmp(driver, "1") == 0) enable(CUPTI_ACTIVITY_KIND_DRIVER);
     uint32_t version = 0;
     if (cuptiGetVersion(&version) == CUPTI_SUCCESS) r.trace.cupti_version = static_cast<int>(version);
-    std::atexit(write_trace);
+    std::atexit(write_final_trace);
     install_signal_handler(SIGTERM);
     install_signal_handler(SIGINT);
     result = 1;
