@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 WERROR ?= $(if $(CI),ON,OFF)
 PERFHOUND := $(BUILD_DIR)/perfhound
 
-.PHONY: all deps configure build test demo fuzz clean
+.PHONY: all deps configure build test demo fuzz-configure sanitize fuzz clean
 
 all: build
 
@@ -26,14 +26,22 @@ test: build
 demo: build
 	@scripts/demo $(PERFHOUND)
 
-# libFuzzer targets under ASan + UBSan (clang), FUZZ_SECONDS each: scripts/run-fuzz.
+# One clang tree instrumented with ASan + UBSan (and libFuzzer's coverage) serves two targets: the unit tests
+# run in it (make sanitize) and the libFuzzer targets, FUZZ_SECONDS each (make fuzz: scripts/run-fuzz).
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 30
-fuzz:
+fuzz-configure:
 	@scripts/install-deps fuzz
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHOUND_FUZZ=ON \
-	  -DPERFHOUND_CUDA=OFF -DPERFHOUND_BUILD_TESTS=OFF -DPERFHOUND_BUILD_BENCH=OFF > $(FUZZ_DIR).configure.log \
+	  -DPERFHOUND_CUDA=OFF -DPERFHOUND_BUILD_TESTS=ON -DPERFHOUND_BUILD_BENCH=OFF > $(FUZZ_DIR).configure.log \
 	  || { cat $(FUZZ_DIR).configure.log; exit 1; }
+
+sanitize: fuzz-configure
+	cmake --build $(FUZZ_DIR) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(FUZZ_DIR) --output-on-failure -j $(JOBS)
+
+fuzz: fuzz-configure
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_all
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-fuzz $(FUZZ_DIR)
 

@@ -2,13 +2,12 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
+#include "cli/interrupt_guard.h"
 #include "cli/load_session.h"
 #include "cli/output.h"
 #include "core/units.h"
@@ -192,11 +191,26 @@ class SweepCommand final : public Command {
     // --- the points, in order; --rate auto plans its middle once the two ends are measured
     const std::size_t planned = rate_auto ? 2 + static_cast<std::size_t>(points_) : plan.size();
     bool interrupted = false;
+    // A signal while a point runs ends that point (partial); one between points or in the cooldown ends the
+    // sweep before the next. Either way sweep.json keeps every point measured.
+    InterruptGuard guard;
+    const auto stopped_before = [&](const PlannedPoint& p) {
+      const bool cooled = done_.empty() || cooldown_ns == 0 || !guard.sleep_unless_interrupted(cooldown_ns);
+      if (cooled && guard.signal() == 0) return false;
+      err << fmt::format("perfhound sweep: interrupted ({}) before {}\n", guard.signal() == SIGINT ? "SIGINT" : "SIGTERM",
+                         p.label);
+      return true;
+    };
     const auto measure_each = [&](const std::vector<PlannedPoint>& todo) -> core::Status {
       for (const PlannedPoint& p : todo) {
         if (interrupted) break;
-        if (!done_.empty() && cooldown_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(cooldown_ns));
-        PH_ASSIGN_OR_RETURN(nlohmann::ordered_json doc, measure(p, err, show_progress));
+        if (stopped_before(p)) {
+          interrupted = true;
+          break;
+        }
+        auto measured = measure(p, err, show_progress);
+        guard.rearm();  // the load runner's signal set put back the default action as it ended
+        PH_ASSIGN_OR_RETURN(nlohmann::ordered_json doc, std::move(measured));
         const PointFigures figures = read_figures(doc);
         interrupted = figures.partial;
         done_.push_back({p, std::move(doc), figures});

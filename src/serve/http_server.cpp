@@ -184,6 +184,20 @@ struct HttpServer::Impl {
     return res;
   }
 
+  // Lingering close after refusing a request (413, 431): stop sending, then read and discard what the client is
+  // still uploading, so its write completes and it reads the refusal instead of failing with a reset.
+  static awaitable<void> linger_close(beast::tcp_stream& stream) {
+    boost::system::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    std::array<char, 64 * 1024> sink;
+    for (std::size_t drained = 0; drained < kMaxLingerBytes;) {
+      stream.expires_after(kLingerTimeout);
+      boost::system::error_code read_ec;
+      drained += co_await stream.async_read_some(net::buffer(sink), net::redirect_error(use_awaitable, read_ec));
+      if (read_ec) break;
+    }
+  }
+
   awaitable<void> session(tcp::socket socket) {
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buffer;
@@ -192,25 +206,27 @@ struct HttpServer::Impl {
       for (;;) {
         http::request_parser<http::string_body> parser;
         parser.body_limit(kMaxBodyBytes);
+        parser.header_limit(kMaxHeaderBytes);
         stream.expires_after(kIdleTimeout);
         boost::system::error_code ec;
         co_await http::async_read(stream, buffer, parser, net::redirect_error(use_awaitable, ec));
+        if (ec == http::error::header_limit) {
+          // Nothing of the request is trusted past this point (its version, its keep-alive): a fresh HTTP/1.1
+          // request stands in for it, and the connection closes.
+          auto res = make_response(http::request<http::string_body>{}, http::status::request_header_fields_too_large,
+                                   "application/json",
+                                   error_body({431, fmt::format("request headers exceed {} bytes", kMaxHeaderBytes), ""}));
+          res.keep_alive(false);
+          co_await send(stream, res);
+          co_await linger_close(stream);
+          break;
+        }
         if (ec == http::error::body_limit) {
           auto res = make_response(parser.get(), http::status::payload_too_large, "application/json",
                                    error_body({413, fmt::format("request body exceeds {} bytes", kMaxBodyBytes), ""}));
           res.keep_alive(false);
           co_await send(stream, res);
-          // Lingering close: stop sending, then read and discard what the client is still uploading, so its
-          // write completes and it reads the 413 instead of failing with a reset.
-          boost::system::error_code ignored;
-          stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-          std::array<char, 64 * 1024> sink;
-          for (std::size_t drained = 0; drained < kMaxLingerBytes;) {
-            stream.expires_after(kLingerTimeout);
-            boost::system::error_code read_ec;
-            drained += co_await stream.async_read_some(net::buffer(sink), net::redirect_error(use_awaitable, read_ec));
-            if (read_ec) break;
-          }
+          co_await linger_close(stream);
           break;
         }
         if (ec) break;  // end of stream, timeout, a malformed request line: close quietly

@@ -20,6 +20,7 @@ inline constexpr std::int64_t kDefaultCompletionsMaxTokens = 16;  // OpenAI's do
 inline constexpr std::int64_t kDefaultChatMaxTokens = 256;        // chat has no fixed default upstream
 inline constexpr std::int64_t kChatTokensPerMessage = 4;           // see parse_request
 inline constexpr std::size_t kMaxBodyBytes = 8u << 20;             // bodies above this are refused (413)
+inline constexpr std::uint32_t kMaxHeaderBytes = 16u << 10;        // request line + headers above this: 431
 
 struct ParsedRequest {
   Endpoint endpoint = Endpoint::kCompletions;

@@ -62,6 +62,48 @@ TEST(LoadCli, WritesTheResultDocumentAndARecordPerRequest) {
   EXPECT_EQ(warmups, 3);
 }
 
+// Overload: an open-loop rate no client process can send (200,000 req/s). The run is INVALID and says
+// client-limited (exit 1), and its latencies still count from the intended send times, so the client's own lag
+// is inside them (from_intended >= from_sent + the schedule lag, record by record) instead of hidden.
+TEST(LoadCli, ARateTheClientCannotSustainIsClientLimitedAndKeepsIntendedTimeLatencies) {
+  const std::string records = "/tmp/perfhound_load_cli_overload_" + std::to_string(getpid()) + ".jsonl";
+  const CliRun r = run({"load", "--sim-fixed-step-time", "100us", "--rate", "200000", "--requests", "3000", "--warmup",
+                        "0", "--input-len", "8", "--output-len", "2", "--records", records, "--json", "--quiet"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& result = doc["result"];
+  EXPECT_EQ(result["status"], "INVALID");
+  EXPECT_TRUE(result["client_limited"]);
+  ASSERT_FALSE(result["invalid_reasons"].empty());
+  EXPECT_THAT(result["invalid_reasons"][0]["reason"].get<std::string>(), HasSubstr("client-limited"));
+  const auto& s = result["summary"];
+  EXPECT_EQ(s["requests"]["completed"], 3000);
+  // The schedule meant 3000 requests within 15 ms; the client could not send them that fast.
+  const double lag_p99 = s["schedule_lag"]["p99_s"].get<double>();
+  EXPECT_GT(lag_p99, 0.005);
+  const double intended_p99 = s["latency"]["from_intended"]["ttft"]["p99_s"].get<double>();
+  const double sent_p99 = s["latency"]["from_sent"]["ttft"]["p99_s"].get<double>();
+  EXPECT_GT(intended_p99, sent_p99);
+
+  // Record by record: nothing went out before its intended time, and many went out late, lag that the
+  // from_intended latencies above include.
+  std::ifstream in(records);
+  std::string line;
+  std::getline(in, line);  // the header
+  int late = 0, lines = 0;
+  while (std::getline(in, line)) {
+    const auto rec = nlohmann::json::parse(line);
+    const std::int64_t intended = rec["intended_ns"], sent = rec["sent_ns"], first = rec["first_token_ns"];
+    ASSERT_GE(sent, intended);
+    ASSERT_GT(first, sent);
+    late += sent - intended > 1'000'000;
+    ++lines;
+  }
+  std::remove(records.c_str());
+  EXPECT_EQ(lines, 3000);
+  EXPECT_GT(late, 300);  // a tenth of the requests went out more than 1 ms late
+}
+
 TEST(LoadCli, AnSloTheRunMissesExitsOne) {
   const CliRun r = run(fast_run({"--slo", "ttft=1us"}));
   EXPECT_EQ(r.code, 1) << r.err;

@@ -367,6 +367,36 @@ TEST(LoadRunner, AStalledStreamHitsTheTimeoutAndTheRunEndsOnTime) {
   EXPECT_LT(outcome->health.wall_s, 5.0);
 }
 
+// A target that accepts connections (the kernel completes them into the listen backlog) and never reads or
+// answers: every request hits its timeout and is recorded as such, and the run ends on time: the last intended
+// send (250 ms) plus one timeout (300 ms), not later.
+TEST(LoadRunner, ATargetThatNeverAnswersHitsTheTimeoutAndTheRunEndsOnTime) {
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::acceptor silent(ioc, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  silent.listen(64);
+  ClientOptions client = client_for("http://127.0.0.1:" + std::to_string(silent.local_endpoint().port()));
+  client.timeout_ns = 300'000'000;
+  RunPlan plan;
+  plan.mode = LoadMode::kOpenLoop;
+  plan.intended_ns = [](std::uint64_t i) { return static_cast<std::int64_t>(i) * 50'000'000; };  // 20 req/s
+  plan.measured_requests = 6;
+  const auto workload = fixed_workload(8, 4);
+  CollectingSink sink;
+  const auto started = std::chrono::steady_clock::now();
+  auto outcome = run_load(client, plan, *workload, sink);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_EQ(sink.records.size(), 6u);
+  expect_each_index_once(sink.records, 6);
+  for (const auto& r : sink.records) {
+    EXPECT_EQ(r.error, ErrorKind::kTimeout) << r.error_message;
+    EXPECT_EQ(r.first_byte_ns, -1);
+    EXPECT_GE(r.end_ns - r.sent_ns, 300'000'000 - 1'000'000);  // it waited the whole timeout (timer slack: 1 ms)
+  }
+  EXPECT_GE(wall_s, 0.25 + 0.3 - 0.01);
+  EXPECT_LT(wall_s, 0.25 + 0.3 + 1.0);  // a second of slack for a loaded machine, never another timeout's worth more
+}
+
 TEST(LoadRunner, ConnectionRefusedIsRecordedPerRequestAndTheRunGoesOn) {
   std::uint16_t closed_port = 0;
   {  // a port that was free a moment ago and has no listener now

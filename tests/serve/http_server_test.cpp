@@ -59,9 +59,11 @@ class Client {
  public:
   explicit Client(std::uint16_t port) : socket_(ioc_) { socket_.connect({net::ip::make_address("127.0.0.1"), port}); }
 
-  http::response<http::string_body> send(http::verb verb, std::string target, std::string body = "") {
+  http::response<http::string_body> send(http::verb verb, std::string target, std::string body = "",
+                                         const std::vector<std::pair<std::string, std::string>>& headers = {}) {
     http::request<http::string_body> req{verb, target, 11};
     req.set(http::field::host, "127.0.0.1");
+    for (const auto& [name, value] : headers) req.set(name, value);
     req.set(http::field::content_type, "application/json");
     req.keep_alive(true);
     req.body() = std::move(body);
@@ -173,6 +175,21 @@ TEST(HttpServer, BadRequestsGetTheOpenAiErrorAndTheServerStaysUp) {
   EXPECT_EQ(Json::parse(no_model.body())["error"]["param"], "model");
   // Still serving afterwards, on the same connection.
   EXPECT_EQ(c.send(http::verb::get, "/health").result_int(), 200);
+}
+
+// Request line and headers have a limit too (16 KiB, as h11 under vLLM's uvicorn): over it is a 431 and the
+// connection closes; just under it is served.
+TEST(HttpServer, OversizedHeadersAre431AndJustUnderTheLimitIsServed) {
+  RunningServer server;
+  Client c(server.port());
+  const auto over = c.send(http::verb::get, "/health", "", {{"X-Padding", std::string(kMaxHeaderBytes, 'a')}});
+  EXPECT_EQ(over.result_int(), 431);
+  EXPECT_FALSE(over.keep_alive());
+  EXPECT_THAT(Json::parse(over.body())["error"]["message"].get<std::string>(), HasSubstr("16384 bytes"));
+  Client under(server.port());
+  // The padding plus the request line, Host, Content-Type and Connection stay below 16,384 bytes.
+  EXPECT_EQ(under.send(http::verb::get, "/health", "", {{"X-Padding", std::string(kMaxHeaderBytes - 512, 'a')}}).result_int(),
+            200);
 }
 
 TEST(HttpServer, OversizedBodyIs413) {
