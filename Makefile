@@ -28,11 +28,13 @@ demo: build
 
 # One clang tree instrumented with ASan + UBSan (and libFuzzer's coverage) serves two targets: the unit tests
 # run in it (make sanitize) and the libFuzzer targets, FUZZ_SECONDS each (make fuzz: scripts/run-fuzz).
+# -O1 with line tables only: reports keep file:line, and the tree builds in about half the time of -O2 -g.
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 30
 fuzz-configure:
 	@scripts/install-deps fuzz
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFHOUND_FUZZ=ON \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
 	  -DPERFHOUND_CUDA=OFF -DPERFHOUND_BUILD_TESTS=ON -DPERFHOUND_BUILD_BENCH=OFF > $(FUZZ_DIR).configure.log \
 	  || { cat $(FUZZ_DIR).configure.log; exit 1; }
 

@@ -887,7 +887,9 @@ class CompareCommand final : public Command {
       for (const auto& f : files) {
         PH_ASSIGN_OR_RETURN(auto points, kind == InputKind::kBench ? bench_points(f) : sweep_points(f));
         for (auto& [label, run] : points) {
-          auto it = std::find_if(by_label.begin(), by_label.end(), [&](const auto& e) { return e.first == label; });
+          // (An init-capture: clang 14 cannot capture a structured binding.)
+          auto it = std::find_if(by_label.begin(), by_label.end(),
+                                 [&wanted = label](const auto& e) { return e.first == wanted; });
           if (it == by_label.end()) {
             by_label.push_back({label, {}});
             it = by_label.end() - 1;
@@ -906,7 +908,7 @@ class CompareCommand final : public Command {
       PH_ASSIGN_OR_RETURN(auto a, group(fa, "A"));
       PH_ASSIGN_OR_RETURN(auto b, group(fb, "B"));
       for (auto& [label, runs] : a) {
-        const auto it = std::find_if(b.begin(), b.end(), [&](const auto& e) { return e.first == label; });
+        const auto it = std::find_if(b.begin(), b.end(), [&wanted = label](const auto& e) { return e.first == wanted; });
         if (it == b.end()) {
           unpaired_.push_back({{"label", label}, {"only_in", "A"}, {"files", fa}});
           continue;
@@ -914,7 +916,7 @@ class CompareCommand final : public Command {
         out.push_back({prefix + label, std::move(runs), std::move(it->second)});
       }
       for (const auto& [label, runs] : b) {
-        if (std::none_of(a.begin(), a.end(), [&](const auto& e) { return e.first == label; })) {
+        if (std::none_of(a.begin(), a.end(), [&wanted = label](const auto& e) { return e.first == wanted; })) {
           unpaired_.push_back({{"label", label}, {"only_in", "B"}, {"files", fb}});
         }
       }

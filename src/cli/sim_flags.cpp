@@ -1,5 +1,6 @@
 #include "cli/sim_flags.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "core/units.h"
@@ -40,6 +41,9 @@ void SimFlags::add_to(CLI::App& app, const std::string& prefix) {
   app.add_option(flag("fault-reset"), faults_.reset, "Fraction of streams whose connection is closed halfway")->default_val(0.0);
   app.add_option(flag("fault-stall"), faults_.stall, "Fraction of streams that stall halfway for the stall time")->default_val(0.0);
   app.add_option(flag("stall"), stall_, "How long a stalled stream stops sending")->default_val("2s");
+  app.add_option(flag("keep-alive-timeout"), keep_alive_timeout_,
+                 "Close a keep-alive connection idle this long (uvicorn, under vLLM, closes after 5s)")
+      ->default_val("120s");
   app.add_option(flag("fault-malformed"), faults_.malformed, "Fraction of streams with one chunk that is not JSON")->default_val(0.0);
   app.add_option(flag("fault-overlong"), faults_.overlong, "Fraction of streams with one 1 MiB SSE line")->default_val(0.0);
   app.add_option(flag("fault-usage-short"), faults_.usage_short,
@@ -70,6 +74,10 @@ core::Result<SimulatedServer> SimFlags::build() const {
   SimulatedServer server;
   server.config.time_scale = time_scale_;
   server.config.faults = faults;
+  PH_ASSIGN_OR_RETURN(const std::int64_t idle_ns,
+                      core::parse_duration_ns(keep_alive_timeout_).with_context(flag("keep-alive-timeout")));
+  if (idle_ns <= 0) return core::Error{fmt::format("{}: must be positive, got '{}'", flag("keep-alive-timeout"), keep_alive_timeout_)};
+  server.config.idle_timeout_ms = std::max<std::int64_t>(1, idle_ns / 1'000'000);
   if (!fixed_step_.empty()) {
     PH_ASSIGN_OR_RETURN(const std::int64_t ns, core::parse_duration_ns(fixed_step_).with_context(flag("fixed-step-time")));
     server.engine = std::make_unique<serve::FixedStepEngine>(core::ns_to_seconds(ns));

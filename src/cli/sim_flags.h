@@ -41,7 +41,7 @@ class SimFlags {
   double compute_efficiency_ = sim::kDefaultComputeEfficiency;
   double bandwidth_efficiency_ = sim::kDefaultBandwidthEfficiency;
   std::string step_overhead_ = "300us";
-  std::string fixed_step_, stall_ = "2s";
+  std::string fixed_step_, stall_ = "2s", keep_alive_timeout_ = "120s";
 };
 
 }  // namespace perfhound::cli

@@ -16,7 +16,7 @@
 
 #include "core/units.h"
 #include "load/openai_stream.h"
-#include "load/sse_parser.h"
+#include "load/response_body.h"
 #include "load/stamped_tcp_stream.h"
 
 namespace perfhound::load {
@@ -35,8 +35,6 @@ constexpr auto kTick = std::chrono::milliseconds(10);
 constexpr int kTicksPerProgress = 100;            // progress once a second
 constexpr std::size_t kBodyBufferBytes = 8 * 1024;  // per connection: one read's worth of SSE
 constexpr std::size_t kReadBufferLimit = 16 * 1024; // per connection: headers plus one socket read
-constexpr std::size_t kErrorBodyLimit = 64 * 1024;  // of a non-2xx body, kept for its error message
-constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 // Open loop: the dispatch timer fires this long before the intended send time, and the rest is a yield loop
 // (the open_dispatcher comment says why). Above the wake-up p99 measured on the VMs we run on (150 us).
 constexpr std::int64_t kSpinMarginNs = 250'000;
@@ -120,26 +118,6 @@ ErrorKind classify(const ErrorCode& ec) {
     return ErrorKind::kClient;
   }
   return ErrorKind::kReset;  // eof, connection reset, broken pipe, partial message, end of stream
-}
-
-// An error message from a non-2xx body: OpenAI's error.message when present, else the start of the body.
-std::string error_message_from_body(int status, std::string_view body) {
-  const auto json = nlohmann::json::parse(body, nullptr, false);
-  if (json.is_object() && json.contains("error")) {
-    const auto& e = json["error"];
-    if (e.is_object() && e.contains("message") && e["message"].is_string()) {
-      return fmt::format("HTTP {}: {}", status, e["message"].get<std::string>());
-    }
-    if (e.is_string()) return fmt::format("HTTP {}: {}", status, e.get<std::string>());
-  }
-  if (json.is_object() && json.contains("detail") && json["detail"].is_string()) {  // FastAPI's shape
-    return fmt::format("HTTP {}: {}", status, json["detail"].get<std::string>());
-  }
-  std::string snippet(body.substr(0, 200));
-  for (char& c : snippet) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return snippet.empty() ? fmt::format("HTTP {}", status) : fmt::format("HTTP {}: {}", status, snippet);
 }
 
 class Runner {
@@ -336,8 +314,10 @@ class Runner {
   }
 
   // A connection from the pool, or a new one; nullptr with `record` filled when none could be opened.
-  awaitable<std::unique_ptr<Connection>> acquire(RequestRecord& record, Clock::time_point deadline) {
-    if (!idle_.empty()) {
+  // An idle pooled connection, or a new one; `fresh` skips the pool (the retry after a stale one: the server may
+  // have closed every connection idle as long, so the next in the pool would fail the same way).
+  awaitable<std::unique_ptr<Connection>> acquire(RequestRecord& record, Clock::time_point deadline, bool fresh) {
+    if (!fresh && !idle_.empty()) {
       auto c = std::move(idle_.back());
       idle_.pop_back();
       co_return c;
@@ -348,7 +328,7 @@ class Runner {
                                                     net::redirect_error(net::use_awaitable, ec));
       if (ec) {
         endpoints_ = {};
-        fail(record, ErrorKind::kDns, fmt::format("resolving '{}': {}", client_.url.host, ec.message()));
+        record_failure(record, ErrorKind::kDns, fmt::format("resolving '{}': {}", client_.url.host, ec.message()));
         co_return nullptr;
       }
     }
@@ -368,7 +348,7 @@ class Runner {
     }
     active_.erase(c.get());
     if (ec) {
-      fail(record, stopping_ ? ErrorKind::kCancelled : classify(ec),
+      record_failure(record, stopping_ ? ErrorKind::kCancelled : classify(ec),
            fmt::format("connecting to {}:{}: {}", client_.url.host, client_.url.port, ec.message()));
       co_return nullptr;
     }
@@ -397,12 +377,6 @@ class Runner {
     return now;
   }
 
-  void fail(RequestRecord& record, ErrorKind kind, std::string message) {
-    if (record.error != ErrorKind::kNone) return;  // the first failure is the cause
-    record.error = kind;
-    record.error_message = std::move(message);
-  }
-
   // One exchange on an open connection. Returns whether the connection may be reused; `stale` is set when a
   // reused connection failed before any response byte (the server closed it while idle).
   template <class Stream>
@@ -413,20 +387,17 @@ class Runner {
     co_await http::async_write(stream, req, net::redirect_error(net::use_awaitable, ec));
     http::response_parser<http::buffer_body> parser;
     parser.body_limit(boost::none);
-    parser.header_limit(kHeaderLimit);
+    parser.header_limit(kResponseHeaderLimit);
     if (!ec) co_await http::async_read_header(stream, c.buffer, parser, net::redirect_error(net::use_awaitable, ec));
     if (ec) {
       stale = c.uses > 0 && failure_kind(c, ec) == ErrorKind::kReset;
-      if (!stale) fail(record, failure_kind(c, ec), fmt::format("sending: {}", ec.message()));
+      if (!stale) record_failure(record, failure_kind(c, ec), fmt::format("sending: {}", ec.message()));
       co_return false;
     }
     const std::int64_t header_ns = received_ns(stream, record);
     record.first_byte_ns = header_ns;
     record.http_status = parser.get().result_int();
-    const bool success = record.http_status >= 200 && record.http_status < 300;
-    std::string error_body;
-    SseParser sse(client_.max_event_bytes);
-    bool done = false, finish_seen = false;
+    ResponseBody body(record, decoder_, client_.max_event_bytes, &outcome_.health.emit_delay_ns, steady_ns(start_));
     std::int64_t last_ns = header_ns;
     while (!parser.is_done()) {
       parser.get().body().data = c.body.data();
@@ -439,61 +410,18 @@ class Runner {
       const std::int64_t t = std::max(last_ns, received_ns(stream, record));
       last_ns = t;
       record.bytes_received += static_cast<std::int64_t>(n);
-      if (n > 0) {
-        const std::string_view bytes(c.body.data(), n);
-        if (!success) {
-          if (error_body.size() < kErrorBodyLimit) error_body.append(bytes.substr(0, kErrorBodyLimit - error_body.size()));
-        } else if (record.error == ErrorKind::kNone) {
-          const SseStatus status = sse.feed(bytes, [&](const SseEvent& event) {
-            if (record.error != ErrorKind::kNone || done) return;
-            const ChunkInfo info = decoder_.decode(event.type, event.data);
-            if (info.malformed) {
-              fail(record, ErrorKind::kMalformed, fmt::format("chunk {}: {}", record.content_chunks() + 1, info.malformed_reason));
-              return;
-            }
-            if (info.error) {
-              fail(record, ErrorKind::kStreamError, std::string(info.error_message));
-              return;
-            }
-            if (info.emit_ts_ns >= 0) {
-              outcome_.health.emit_delay_ns.record(steady_ns(start_) + t - info.emit_ts_ns);
-            }
-            if (info.content) {
-              if (record.first_token_ns < 0) record.first_token_ns = t;
-              record.chunk_ns.push_back(t);
-            }
-            if (info.usage) {
-              record.usage_prompt_tokens = info.prompt_tokens;
-              record.usage_completion_tokens = info.completion_tokens;
-            }
-            if (info.finish) {
-              ++record.finish_events;
-              record.finish_reason.assign(info.finish_reason);
-            }
-            finish_seen = finish_seen || info.finish;
-            done = done || info.done;
-          });
-          if (status == SseStatus::kOverlong) {
-            fail(record, ErrorKind::kOverlong, fmt::format("an SSE event over {} bytes", client_.max_event_bytes));
-          }
-        }
-        if (record.error != ErrorKind::kNone) {
-          record.end_ns = t;
-          co_return false;  // drop the connection: the rest of the stream is not worth reading
-        }
+      if (n > 0 && !body.feed(std::string_view(c.body.data(), n), t)) {
+        record.end_ns = t;
+        co_return false;  // drop the connection: the rest of the stream is not worth reading
       }
       if (ec) {
         record.end_ns = t;
-        fail(record, failure_kind(c, ec), fmt::format("after {} chunks: {}", record.content_chunks(), ec.message()));
+        record_failure(record, failure_kind(c, ec), fmt::format("after {} chunks: {}", record.content_chunks(), ec.message()));
         co_return false;
       }
     }
     record.end_ns = last_ns;  // when the last bytes arrived
-    if (!success) {
-      fail(record, ErrorKind::kHttpStatus, error_message_from_body(record.http_status, error_body));
-    } else if (!done && !finish_seen) {
-      fail(record, ErrorKind::kMalformed, "the stream ended without [DONE] or a finish_reason");
-    }
+    body.finish();
     co_return parser.keep_alive() && (record.error == ErrorKind::kNone || record.error == ErrorKind::kHttpStatus);
   }
 
@@ -526,7 +454,7 @@ class Runner {
     const Clock::time_point deadline = at(record.sent_ns) + std::chrono::nanoseconds(client_.timeout_ns);
 
     for (int attempt = 0; attempt < 2; ++attempt) {
-      std::unique_ptr<Connection> c = co_await acquire(record, deadline);
+      std::unique_ptr<Connection> c = co_await acquire(record, deadline, /*fresh=*/attempt > 0);
       if (!c) break;
       bool stale = false;
       active_.insert(c.get());
@@ -551,7 +479,7 @@ class Runner {
     }
     if (record.end_ns < 0) record.end_ns = now_ns();
     if (record.error == ErrorKind::kNone && record.http_status == 0) {
-      fail(record, ErrorKind::kReset, "the connection closed before a response");
+      record_failure(record, ErrorKind::kReset, "the connection closed before a response");
     }
     --in_flight_;
     ++finished_count_;

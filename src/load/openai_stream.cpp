@@ -23,6 +23,8 @@ using simdjson::error_code;
 
 constexpr std::size_t kNoChoice = static_cast<std::size_t>(-1);
 constexpr std::size_t kQuoteBytes = 60;  // how much of a bad chunk a reason quotes
+// An error event whose data is empty still fails its record with something to read (found by fuzz_http_response).
+constexpr std::string_view kNoErrorMessage = "an error event with no message";
 
 // Where a field sits, formatted only when it is reported: choices[2].delta.content, usage.prompt_tokens.
 struct Path {
@@ -339,7 +341,7 @@ ChunkInfo ChunkDecoder::decode(std::string_view event_type, std::string_view dat
     // An error event need not carry JSON; its data is then the message.
     info = ChunkInfo{};
     info.error = true;
-    info.error_message = raw;
+    info.error_message = raw.empty() ? kNoErrorMessage : raw;
     return info;
   }
   if (!ok) {
@@ -368,7 +370,7 @@ ChunkInfo ChunkDecoder::decode(std::string_view event_type, std::string_view dat
     if (info.error_message.empty()) info.error_message = top_message;
   }
   if (error_event) info.error = true;
-  if (info.error && info.error_message.empty()) info.error_message = raw;
+  if (info.error && info.error_message.empty()) info.error_message = raw.empty() ? kNoErrorMessage : raw;
   return info;
 }
 

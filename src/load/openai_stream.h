@@ -17,7 +17,7 @@
 //   error    the SSE event type is "error", or the body is {"error": {"message": ...}} (OpenAI, vLLM,
 //            SGLang), {"error": "text"} (TGI) or {"object": "error", "message": ...} (vLLM's error body).
 //            error_message is the message, or the raw data when there is none (an "error" event whose data
-//            is not JSON is an error, not malformed).
+//            is not JSON is an error, not malformed), or "an error event with no message" when that is empty.
 //   malformed    the data is not JSON, not a JSON object, or a field above has the wrong type
 //            (e.g. "choices" not an array, delta.content a number). malformed_reason says which, quoting
 //            the start of the data.

@@ -23,8 +23,6 @@ using net::awaitable;
 using net::use_awaitable;
 using Clock = std::chrono::steady_clock;
 
-// An idle keep-alive connection is closed after this long, so abandoned clients cannot pile up sockets.
-constexpr auto kIdleTimeout = std::chrono::seconds(120);
 // After refusing an oversized body: how long and how much of the rest of it to read and drop.
 constexpr auto kLingerTimeout = std::chrono::seconds(2);
 constexpr std::size_t kMaxLingerBytes = 64u << 20;
@@ -207,7 +205,7 @@ struct HttpServer::Impl {
         http::request_parser<http::string_body> parser;
         parser.body_limit(kMaxBodyBytes);
         parser.header_limit(kMaxHeaderBytes);
-        stream.expires_after(kIdleTimeout);
+        stream.expires_after(std::chrono::milliseconds(config.idle_timeout_ms));
         boost::system::error_code ec;
         co_await http::async_read(stream, buffer, parser, net::redirect_error(use_awaitable, ec));
         if (ec == http::error::header_limit) {

@@ -50,6 +50,9 @@ struct ServerConfig {
   // Stop on SIGINT / SIGTERM. An embedded server (perfhound load with no --url) leaves the signals to the
   // client, which ends its run cleanly and then stops the server.
   bool handle_signals = true;
+  // A keep-alive connection idle this long is closed, so abandoned clients cannot pile up sockets. Real servers
+  // are quicker than the default: uvicorn (under vLLM) closes after 5 s.
+  std::int64_t idle_timeout_ms = 120'000;
 };
 
 class HttpServer {

@@ -301,6 +301,10 @@ TEST(ChunkDecoder, ErrorEventType) {
   const ChunkInfo other = d.decode("error", R"({"detail":"x"})");
   EXPECT_TRUE(other.error);
   EXPECT_EQ(other.error_message, R"({"detail":"x"})");
+  // An error event with no data still says what failed (fuzz_http_response found the empty message).
+  const ChunkInfo empty = d.decode("error", "");
+  EXPECT_TRUE(empty.error);
+  EXPECT_EQ(empty.error_message, "an error event with no message");
 }
 
 TEST(ChunkDecoder, ErrorMessageOutlivesTheCallersData) {

@@ -15,9 +15,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 namespace perfhound::serve {
@@ -175,6 +177,25 @@ TEST(HttpServer, BadRequestsGetTheOpenAiErrorAndTheServerStaysUp) {
   EXPECT_EQ(Json::parse(no_model.body())["error"]["param"], "model");
   // Still serving afterwards, on the same connection.
   EXPECT_EQ(c.send(http::verb::get, "/health").result_int(), 200);
+}
+
+// The simulator listens on loopback unless told otherwise: the kernel's own table of listening sockets
+// (/proc/net/tcp, addresses in little-endian hex) shows 127.0.0.1 for its port, not 0.0.0.0.
+TEST(HttpServer, ListensOnLoopbackByDefault) {
+  RunningServer server;
+  std::ifstream tcp("/proc/net/tcp");
+  if (!tcp) GTEST_SKIP() << "no /proc/net/tcp";
+  char port_hex[8];
+  std::snprintf(port_hex, sizeof port_hex, "%04X", static_cast<unsigned>(server.port()));
+  std::string line, local_address;
+  std::getline(tcp, line);  // the header
+  while (std::getline(tcp, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state;
+    fields >> slot >> local >> remote >> state;
+    if (state == "0A" && local.substr(local.find(':') + 1) == port_hex) local_address = local.substr(0, local.find(':'));
+  }
+  EXPECT_EQ(local_address, "0100007F");  // 127.0.0.1
 }
 
 // Request line and headers have a limit too (16 KiB, as h11 under vLLM's uvicorn): over it is a 431 and the
