@@ -313,9 +313,9 @@ class Runner {
     }
   }
 
-  // A connection from the pool, or a new one; nullptr with `record` filled when none could be opened.
-  // An idle pooled connection, or a new one; `fresh` skips the pool (the retry after a stale one: the server may
-  // have closed every connection idle as long, so the next in the pool would fail the same way).
+  // An idle pooled connection, or a new one; nullptr with `record` filled when none could be opened. `fresh`
+  // skips the pool (the retry after a stale one: the server may have closed every connection idle as long, so
+  // the next in the pool would fail the same way).
   awaitable<std::unique_ptr<Connection>> acquire(RequestRecord& record, Clock::time_point deadline, bool fresh) {
     if (!fresh && !idle_.empty()) {
       auto c = std::move(idle_.back());
@@ -349,7 +349,7 @@ class Runner {
     active_.erase(c.get());
     if (ec) {
       record_failure(record, stopping_ ? ErrorKind::kCancelled : classify(ec),
-           fmt::format("connecting to {}:{}: {}", client_.url.host, client_.url.port, ec.message()));
+                     fmt::format("connecting to {}:{}: {}", client_.url.host, client_.url.port, ec.message()));
       co_return nullptr;
     }
     ++outcome_.health.connections_opened;

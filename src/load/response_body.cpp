@@ -37,8 +37,7 @@ ResponseBody::ResponseBody(RequestRecord& record, ChunkDecoder& decoder, std::si
       sse_(max_event_bytes),
       emit_delay_ns_(emit_delay_ns),
       clock_origin_ns_(clock_origin_ns),
-      success_(record.http_status >= 200 && record.http_status < 300),
-      max_event_bytes_(max_event_bytes) {}
+      success_(record.http_status >= 200 && record.http_status < 300) {}
 
 bool ResponseBody::feed(std::string_view bytes, std::int64_t t_ns) {
   if (!success_) {
@@ -75,7 +74,7 @@ bool ResponseBody::feed(std::string_view bytes, std::int64_t t_ns) {
     done_ = done_ || info.done;
   });
   if (status == SseStatus::kOverlong) {
-    record_failure(record_, ErrorKind::kOverlong, fmt::format("an SSE event over {} bytes", max_event_bytes_));
+    record_failure(record_, ErrorKind::kOverlong, fmt::format("an SSE event over {} bytes", sse_.max_event_bytes()));
   }
   return record_.error == ErrorKind::kNone;
 }

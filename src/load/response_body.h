@@ -50,7 +50,6 @@ class ResponseBody {
   bool success_;
   bool done_ = false;
   bool finish_seen_ = false;
-  std::size_t max_event_bytes_;
   std::string error_body_;
 };
 

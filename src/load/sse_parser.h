@@ -45,6 +45,7 @@ class SseParser {
 
   // max_event_bytes must be at least 1.
   explicit SseParser(std::size_t max_event_bytes = kDefaultMaxEventBytes);
+  std::size_t max_event_bytes() const { return max_event_bytes_; }
 
   // Parses `bytes`, calling on_event(const SseEvent&) for each event completed by them, in order.
   // on_event must not call back into this parser.

@@ -2,9 +2,9 @@
 // driver calls InitializeInjection at cuInit). It turns on CUPTI's activity records for kernels, copies, fills,
 // runtime and driver API calls, synchronizations, NVTX ranges and devices, hands CUPTI fixed-size buffers from a
 // pool (never an allocation per record), converts each completed buffer into compact records and returns the
-// buffer to the pool, and at exit, and on SIGTERM / SIGINT before the program's own handler or the default action
-// (on_signal), flushes CUPTI and writes the Chrome trace to $PERFHOUND_RECORD_OUTPUT. perfhound record (src/cli/record_command.cpp)
-// sets the variables and runs the program.
+// buffer to the pool; at exit, and on SIGTERM / SIGINT before the program's own handler or the default action
+// (on_signal), it flushes CUPTI and writes the Chrome trace to $PERFHOUND_RECORD_OUTPUT. perfhound record
+// (src/cli/record_command.cpp) sets the variables and runs the program.
 #include <cupti.h>
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -262,12 +262,13 @@ int slot(int sig) { return sig == SIGINT ? 0 : 1; }
 // handlers, so the snapshot taken here is the trace.
 void on_signal(int sig, siginfo_t* info, void* context) {
   const struct sigaction& previous = g_previous[slot(sig)];
-  const bool chained = (previous.sa_flags & SA_SIGINFO) != 0 ? previous.sa_sigaction != nullptr : previous.sa_handler != SIG_DFL;
+  const bool siginfo = (previous.sa_flags & SA_SIGINFO) != 0;
+  const bool chained = siginfo ? previous.sa_sigaction != nullptr : previous.sa_handler != SIG_DFL;
   write_trace(/*final=*/!chained);  // the default action ends the program: this is its last write
   if (!chained) {
     std::signal(sig, SIG_DFL);
     std::raise(sig);
-  } else if ((previous.sa_flags & SA_SIGINFO) != 0) {
+  } else if (siginfo) {
     previous.sa_sigaction(sig, info, context);
   } else {
     previous.sa_handler(sig);

@@ -182,9 +182,15 @@ struct HttpServer::Impl {
     return res;
   }
 
-  // Lingering close after refusing a request (413, 431): stop sending, then read and discard what the client is
-  // still uploading, so its write completes and it reads the refusal instead of failing with a reset.
-  static awaitable<void> linger_close(beast::tcp_stream& stream) {
+  // Refuses a request (413, 431) with OpenAI's error body and closes: answer, then a lingering close (stop
+  // sending, read and discard what the client is still uploading, so its write completes and it reads the
+  // refusal instead of failing with a reset).
+  static awaitable<void> refuse_and_close(beast::tcp_stream& stream, const http::request<http::string_body>& req,
+                                          http::status status, std::string message) {
+    auto res = make_response(req, status, "application/json",
+                             error_body({static_cast<int>(status), std::move(message), ""}));
+    res.keep_alive(false);
+    co_await send(stream, res);
     boost::system::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
     std::array<char, 64 * 1024> sink;
@@ -211,20 +217,14 @@ struct HttpServer::Impl {
         if (ec == http::error::header_limit) {
           // Nothing of the request is trusted past this point (its version, its keep-alive): a fresh HTTP/1.1
           // request stands in for it, and the connection closes.
-          auto res = make_response(http::request<http::string_body>{}, http::status::request_header_fields_too_large,
-                                   "application/json",
-                                   error_body({431, fmt::format("request headers exceed {} bytes", kMaxHeaderBytes), ""}));
-          res.keep_alive(false);
-          co_await send(stream, res);
-          co_await linger_close(stream);
+          co_await refuse_and_close(stream, http::request<http::string_body>{},
+                                    http::status::request_header_fields_too_large,
+                                    fmt::format("request headers exceed {} bytes", kMaxHeaderBytes));
           break;
         }
         if (ec == http::error::body_limit) {
-          auto res = make_response(parser.get(), http::status::payload_too_large, "application/json",
-                                   error_body({413, fmt::format("request body exceeds {} bytes", kMaxBodyBytes), ""}));
-          res.keep_alive(false);
-          co_await send(stream, res);
-          co_await linger_close(stream);
+          co_await refuse_and_close(stream, parser.get(), http::status::payload_too_large,
+                                    fmt::format("request body exceeds {} bytes", kMaxBodyBytes));
           break;
         }
         if (ec) break;  // end of stream, timeout, a malformed request line: close quietly
