@@ -129,7 +129,12 @@ TEST_F(SweepCli, AnSloNoPointMeetsExitsOne) {
 }
 
 TEST_F(SweepCli, RateAutoMeasuresTheEndsThenFillsInBetween) {
-  const CliRun r = run(args({"--rate", "auto", "--points", "2", "--auto-concurrency", "8", "--json"}));
+  // Steps of 2 ms (not the fixture's 200 us) so the engine, not the HTTP round trip, sets both ends: a loaded
+  // two-core machine once measured the concurrency-8 run no faster than the synchronous one at 200 us steps,
+  // and planning (rightly) refuses a max rate that is not above the synchronous rate.
+  auto a = args({"--rate", "auto", "--points", "2", "--auto-concurrency", "8", "--json"});
+  a[2] = "2ms";  // --sim-fixed-step-time
+  const CliRun r = run(a);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   const auto& points = doc["result"]["points"];
