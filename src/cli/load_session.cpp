@@ -19,14 +19,18 @@
 #include "load/load_runner.h"
 #include "load/metrics_scraper.h"
 #include "load/record_io.h"
+#include "load/client_health_wire.h"
 #include "load/schedule.h"
+#include "load/shard.h"
 #include "load/slo.h"
 #include "load/validity.h"
 #include "load/window_series.h"
 #include "load/workload.h"
 #include "report/json_document.h"
 #include "report/table_writer.h"
+#include "mpi/mpi_world.h"
 #include "serve/http_server.h"
+#include "cli/load_ranks.h"
 
 namespace perfhound::cli {
 namespace {
@@ -44,8 +48,10 @@ struct GateCounter {
 class CommandSink final : public load::RecordSink {
  public:
   CommandSink(load::LoadMetricsTracker& tracker, load::WindowSeries& windows, load::RecordWriter* writer,
-              std::vector<GateCounter>& gates, load::LatencyStart start, std::ostream* progress, std::uint64_t planned)
-      : tracker_(tracker),
+              std::vector<GateCounter>& gates, load::LatencyStart start, std::ostream* progress, std::uint64_t planned,
+              std::vector<load::RequestRecord>* keep = nullptr)
+      : keep_(keep),
+        tracker_(tracker),
         windows_(windows),
         writer_(writer),
         gates_(gates),
@@ -70,6 +76,7 @@ class CommandSink final : public load::RecordSink {
     }
     windows_.add(record);
     tracker_.add(record);
+    if (keep_ != nullptr) keep_->push_back(std::move(record));
   }
 
   void on_progress(const load::Progress& p) override {
@@ -89,6 +96,7 @@ class CommandSink final : public load::RecordSink {
   const std::string& write_error() const { return write_error_; }
 
  private:
+  std::vector<load::RequestRecord>* keep_;  // under mpirun: this rank's records, for rank 0
   load::LoadMetricsTracker& tracker_;
   load::WindowSeries& windows_;
   load::RecordWriter* writer_;
@@ -348,6 +356,9 @@ void LoadFlags::add_workload_and_load_to(CLI::App& app) {
       ->check(CLI::IsMember({"sharegpt", "jsonl", "trace"}));
   app.add_flag("--prompt-token-ids", token_ids, "Send prompts as token ids (completions endpoint; exact input lengths)");
   app.add_option("--seed", seed, "Seed of every random choice (lengths, prompts, arrivals)")->default_val(0);
+  app.add_option("--shard", shard, "Send only share K/N of the load (every N-th arrival from K; a closed loop's "
+                                   "concurrency and requests divided), for N independent clients merged later with "
+                                   "perfhound merge; under mpirun each rank's share is its rank");
   // Load shape (the level itself is the command's: --concurrency / --rate)
   app.add_option("--arrival", arrival, "Open-loop inter-arrivals: poisson, gamma or constant")->default_val("poisson");
   app.add_option("--burstiness", burstiness, "Gamma shape (vLLM's --burstiness): 1 Poisson, < 1 burstier, > 1 steadier")
@@ -385,6 +396,9 @@ struct LoadSession::State {
   std::optional<load::CompatTool> compat;
   bool replay = false;
   nlohmann::ordered_json workload_description;  // Workload::describe()
+  load::Shard shard;                            // --shard, or under mpirun this rank of all
+  bool ranks = false;                           // under mpirun: the run is shared out and merged on rank 0
+  std::vector<mpi::ClockOffset> clocks;         // under mpirun: each rank's clock against rank 0's
   std::unique_ptr<serve::HttpServer> embedded;
   std::thread embedded_thread;
 
@@ -400,6 +414,122 @@ struct LoadSession::State {
     return load::make_synthetic_workload(std::move(input), std::move(output), flags.seed, flags.token_ids);
   }
 };
+
+namespace {
+
+// How long rank 0 gives every rank to reach the common start: the broadcast reaches them in microseconds,
+// so this only has to cover a rank that is slow to be scheduled.
+constexpr std::int64_t kStartLeadNs = 200'000'000;
+
+// This client's share of the plan (load/shard.h); nothing for a whole run.
+core::Status apply_shard(const LoadSession::State& s, load::RunPlan& plan,
+                         const std::optional<load::ArrivalSchedule>& schedule,
+                         std::unique_ptr<load::ArrivalCursor>& cursor, const load::Workload& workload) {
+  const load::Shard& shard = s.shard;
+  if (shard.whole()) return {};
+  const std::string who = s.ranks ? "ranks" : "shards";
+  plan.index_first = shard.index;
+  plan.index_stride = shard.count;
+  if (plan.mode == load::LoadMode::kClosedLoop) {
+    if (static_cast<std::uint64_t>(plan.concurrency) < shard.count) {
+      return core::Error{fmt::format("--concurrency: {} is fewer than the {} {}: give each at least one",
+                                     plan.concurrency, shard.count, who)};
+    }
+    plan.concurrency = static_cast<std::int64_t>(load::shard_part(static_cast<std::uint64_t>(plan.concurrency), shard));
+    if (plan.measured_requests) plan.measured_requests = load::shard_part(*plan.measured_requests, shard);
+    plan.warmup_requests = load::shard_part(plan.warmup_requests, shard);
+    return {};
+  }
+  if (plan.measured_requests) {
+    // The schedule's index limit, walked once from the start (every shard computes the same one).
+    std::unique_ptr<load::ArrivalCursor> walk;
+    if (schedule) walk = load::make_open_loop_cursor(*schedule);
+    const auto intended = [&](std::uint64_t i) {
+      return walk ? walk->next()->intended_ns : load::replay_intended_ns(workload, i, plan.trace_speedup);
+    };
+    plan.index_limit = load::shard_issue_limit(intended, plan.warmup_requests, plan.warmup_ns, *plan.measured_requests,
+                                               plan.mode == load::LoadMode::kTraceReplay ? workload.size() : std::nullopt);
+    plan.measured_requests.reset();
+  }
+  if (schedule) cursor = load::make_open_loop_cursor(*schedule, shard.index, shard.count);
+  return {};
+}
+
+// Rank 0: every rank's share (in rank order, its own first) through `sink` in index order, as if one
+// process had measured them all; `outcome` gets the ranks' health merged and `ranks_json` the table of ranks.
+core::Status merge_rank_shares(const std::vector<std::string>& packed, const std::vector<mpi::ClockOffset>& clocks,
+                               CommandSink& sink, load::RunOutcome& outcome, nlohmann::ordered_json& ranks_json) {
+  std::vector<RankShare> shares;
+  for (std::size_t r = 0; r < packed.size(); ++r) {
+    const auto head = nlohmann::json::parse(packed[r].substr(0, packed[r].find('\n')), nullptr, false);
+    if (head.is_object() && head.contains("error")) {
+      return core::Error{fmt::format("rank {}: {}", r, head["error"].get<std::string>())};
+    }
+    PH_ASSIGN_OR_RETURN(RankShare share, unpack_rank_share(packed[r], static_cast<int>(r)));
+    shares.push_back(std::move(share));
+  }
+  std::vector<load::RequestRecord> all;
+  std::vector<load::ClientHealth> health;
+  ranks_json = nlohmann::ordered_json::array();
+  for (std::size_t r = 0; r < shares.size(); ++r) {
+    RankShare& share = shares[r];
+    const mpi::ClockOffset clock = r < clocks.size() ? clocks[r] : mpi::ClockOffset{};
+    ranks_json.push_back({{"rank", r},
+                          {"host", clock.host},
+                          {"clock_offset_s", core::ns_to_seconds(clock.offset_ns)},
+                          {"clock_rtt_s", core::ns_to_seconds(clock.rtt_ns)},
+                          {"issued", share.outcome.issued},
+                          {"records", share.records.size()},
+                          {"stop_reason", share.outcome.stop_reason},
+                          {"client", client_json(share.outcome.health)}});
+    if (share.outcome.interrupted && !outcome.interrupted) {
+      outcome.interrupted = true;
+      outcome.stop_reason = fmt::format("rank {}: {}", r, share.outcome.stop_reason);
+    }
+    if (outcome.stop_reason.empty()) outcome.stop_reason = share.outcome.stop_reason;
+    outcome.issued += share.outcome.issued;
+    outcome.records += share.outcome.records;
+    health.push_back(std::move(share.outcome.health));
+    std::move(share.records.begin(), share.records.end(), std::back_inserter(all));
+  }
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+  for (load::RequestRecord& record : all) sink.on_record(std::move(record));
+  outcome.health = load::merge_health(health);
+  return {};
+}
+
+// Rank 0's answer on every rank (its value, or its error), so no rank waits alone in a collective.
+core::Result<std::string> from_rank0(const std::function<core::Result<std::string>()>& ask) {
+  std::string packed;
+  if (mpi::rank() == 0) {
+    const auto answer = ask();
+    packed = answer.ok() ? "v" + *answer : "e" + answer.error().message;
+  }
+  packed = mpi::broadcast(packed);
+  if (packed.empty()) return core::Error{"rank 0 sent nothing"};
+  if (packed[0] == 'e') return core::Error{packed.substr(1)};
+  return packed.substr(1);
+}
+
+// Under mpirun: checks every rank got rank 0's command line, takes this rank's shard and measures the clocks.
+core::Status join_ranks(LoadSession::State& s, const Context& context) {
+  std::string args;
+  for (int i = 1; i < context.argc; ++i) args += std::string(context.argv[i]) + '\0';
+  const std::vector<std::string> all = mpi::all_gather(args);
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    if (all[r] != all[0]) {
+      return core::Error{fmt::format("mpirun: rank {} was started with other arguments than rank 0; every rank runs the "
+                                     "same perfhound command", r)};
+    }
+  }
+  s.ranks = true;
+  s.shard = {static_cast<std::uint64_t>(mpi::rank()), static_cast<std::uint64_t>(mpi::size())};
+  s.clocks = mpi::measure_clock_offsets(32);
+  mpi::mark_started();
+  return {};
+}
+
+}  // namespace
 
 LoadSession::LoadSession(std::unique_ptr<State> state) : state_(std::move(state)) {}
 LoadSession::~LoadSession() = default;
@@ -452,6 +582,11 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   if (!f.compat.empty()) {
     PH_ASSIGN_OR_RETURN(s->compat, load::parse_compat_tool(f.compat).with_context("--compat"));
   }
+  if (!f.shard.empty()) {
+    if (mpi::active()) return core::Error{"--shard: under mpirun each rank's shard is its rank; drop --shard"};
+    PH_ASSIGN_OR_RETURN(s->shard, load::parse_shard(f.shard));
+  }
+  if (mpi::active()) PH_TRY(join_ranks(*s, context));
   load::ClientOptions& client = s->client;
   nlohmann::json extra_body = nlohmann::json::object();
   if (!f.extra_body.empty()) {
@@ -480,7 +615,17 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
 
   // The target: the URL, or the embedded simulator on a free loopback port.
   std::string target_description;
-  if (f.url.empty()) {
+  if (f.url.empty() && s->ranks) {
+    // One simulator for every rank, on rank 0, reached over loopback: the ranks must share its host.
+    for (const mpi::ClockOffset& c : s->clocks) {
+      if (c.host != s->clocks[0].host) {
+        return core::Error{fmt::format("--url: rank {} runs on {}, not on rank 0's host {}, and the embedded simulator "
+                                       "listens on 127.0.0.1 there; give the target's --url",
+                                       c.rank, c.host, s->clocks[0].host)};
+      }
+    }
+  }
+  if (f.url.empty() && !(s->ranks && mpi::rank() != 0)) {
     PH_ASSIGN_OR_RETURN(SimulatedServer sim, f.sim.build());
     sim.config.address = "127.0.0.1";
     sim.config.port = 0;
@@ -496,9 +641,17 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
     serve::HttpServer* server = s->embedded.get();
     s->embedded_thread = std::thread([server] { server->run(); });
     f.emit_timestamps = true;
+  } else if (f.url.empty()) {
+    PH_ASSIGN_OR_RETURN(SimulatedServer sim, f.sim.build());  // the description only: rank 0 runs it
+    target_description = fmt::format("embedded perfhound serve ({}; time scale {})", sim.description, sim.config.time_scale);
   } else {
     PH_ASSIGN_OR_RETURN(client.url, load::parse_target_url(f.url).with_context("--url"));
     target_description = client.url.text;
+  }
+  if (f.url.empty() && s->ranks) {
+    PH_ASSIGN_OR_RETURN(const std::string url, from_rank0([&]() -> core::Result<std::string> { return client.url.text; }));
+    PH_ASSIGN_OR_RETURN(client.url, load::parse_target_url(url));
+    f.emit_timestamps = true;
   }
   client.timeout_ns = s->timeout_ns;
   client.verify_tls = !f.insecure;
@@ -510,7 +663,9 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   client.request.extra_body = extra_body;
   client.request.model = f.model;
   if (client.request.model.empty()) {
-    PH_ASSIGN_OR_RETURN(client.request.model, load::fetch_first_model(client));
+    // Under mpirun rank 0 asks, and every rank sends the same name (or stops with the same error).
+    PH_ASSIGN_OR_RETURN(client.request.model,
+                        s->ranks ? from_rank0([&] { return load::fetch_first_model(client); }) : load::fetch_first_model(client));
   }
 
   core::Conditions& c = s->conditions;
@@ -527,6 +682,19 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   c.set("receive_time", client.url.tls ? "when the read returned (https: the kernel cannot stamp decrypted bytes)"
                                        : "the kernel's receive stamp (SO_TIMESTAMPNS), else when the read returned");
   if (!s->slo.empty()) c.set("slo", s->slo.to_string());
+  if (!s->shard.whole() && !s->ranks) c.set("shard", fmt::format("{}/{}", s->shard.index, s->shard.count));
+  if (s->ranks) {
+    auto clients = nlohmann::ordered_json::array();
+    for (const mpi::ClockOffset& k : s->clocks) {
+      clients.push_back({{"rank", k.rank}, {"host", k.host}, {"clock_offset_s", core::ns_to_seconds(k.offset_ns)},
+                         {"clock_rtt_s", core::ns_to_seconds(k.rtt_ns)}});
+    }
+    c.set("mpi_ranks", static_cast<std::int64_t>(s->clocks.size()));
+    c.set("mpi_clocks", clients);
+    c.set("mpi_note", "each rank sends every N-th request of the one schedule from a common start (rank 0's clock, "
+                      "offsets by ping-pong); latencies are measured on the rank that sent the request, so clock "
+                      "offsets never enter them");
+  }
   // What the client cannot measure about the target (its precision, hardware, framework and version), as the
   // user states it: seed §7 wants every number to travel with them. perfhound's own keys are not overridable.
   for (const std::string& stated : f.stated_conditions) {
@@ -596,16 +764,31 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
     load_description = fmt::format("closed loop, concurrency {}", plan.concurrency);
   }
   const bool open_loop = plan.mode != load::LoadMode::kClosedLoop;
+  PH_TRY(apply_shard(s, plan, schedule, cursor, *workload));
+  if (!s.shard.whole() && !s.ranks) load_description += fmt::format(", shard {}/{} of it", s.shard.index, s.shard.count);
+  if (s.ranks) load_description += fmt::format(" over {} ranks", s.shard.count);
   const load::LatencyStart start = open_loop ? load::LatencyStart::kIntended : load::LatencyStart::kSent;
   core::Conditions conditions = s.conditions;
   conditions.set("load", load_description);
   conditions.set("latency_from", open_loop ? "intended send time" : "actual send time");
 
   // --- run
-  std::optional<load::RecordWriter> writer;
+  // The records file: this process's, or under mpirun the merged one, which rank 0 fills once every rank's
+  // records are in (each rank streams its own to a file of its own as they finish: rank_records_path).
+  const bool rank0 = mpi::rank() == 0;
+  std::optional<load::RecordWriter> writer, rank_writer;
   if (!records_path.empty()) {
     PH_ASSIGN_OR_RETURN(const load::RecordFormat format, load::record_format_for_path(records_path).with_context("--records"));
-    PH_ASSIGN_OR_RETURN(writer, load::RecordWriter::open(records_path, format, conditions.to_json()).with_context("--records"));
+    if (rank0) {
+      PH_ASSIGN_OR_RETURN(writer, load::RecordWriter::open(records_path, format, conditions.to_json()).with_context("--records"));
+    }
+    if (s.ranks) {
+      core::Conditions own = conditions;
+      own.set("shard", fmt::format("{}/{}", s.shard.index, s.shard.count));
+      PH_ASSIGN_OR_RETURN(rank_writer, load::RecordWriter::open(rank_records_path(records_path, mpi::rank()), format,
+                                                                own.to_json())
+                                           .with_context("--records"));
+    }
   }
   const load::Slo& slo = s.slo;
   load::LoadMetricsTracker tracker(slo.empty() ? load::GoodputPredicate{}
@@ -624,11 +807,43 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   err << fmt::format("perfhound {}: {} -> {} ({}), model '{}'\n", s.command, load_description, client.url.text,
                      load::api_endpoint_name(s.endpoint), client.request.model);
   std::optional<load::MetricsScraper> scraper;
-  if (soak && f.metrics_path != "none") scraper.emplace(client, client.url.base_path + f.metrics_path, s.window_ns);
-  PH_ASSIGN_OR_RETURN(load::RunOutcome outcome, load::run_load(client, plan, *workload, sink));
+  if (soak && f.metrics_path != "none" && rank0) {
+    scraper.emplace(client, client.url.base_path + f.metrics_path, s.window_ns);
+  }
+  load::RunOutcome outcome;
+  std::string write_problem;
+  nlohmann::ordered_json ranks_json;
+  if (!s.ranks) {
+    PH_ASSIGN_OR_RETURN(outcome, load::run_load(client, plan, *workload, sink));
+    write_problem = sink.write_error();
+  } else {
+    // This rank's share, aggregated locally only for its progress line; its records go to rank 0.
+    load::LoadMetricsTracker own_tracker;
+    load::WindowSeries own_windows(start, s.window_ns, max_windows, soak);
+    std::vector<GateCounter> own_gates;
+    std::vector<load::RequestRecord> kept;
+    CommandSink own(own_tracker, own_windows, rank_writer ? &*rank_writer : nullptr, own_gates, start,
+                    show_progress && rank0 ? &err : nullptr, 0, &kept);
+    mpi::start_together(s.clocks, kStartLeadNs);
+    auto ran = load::run_load(client, plan, *workload, own);
+    // Every rank meets the gather, a failed one too (with nothing), so none waits alone.
+    const std::vector<std::string> shares =
+        mpi::gather(ran.ok() ? pack_rank_share(kept, *ran) : std::string("{\"error\":") + nlohmann::json(ran.error().message).dump() + "}");
+    if (rank_writer) (void)rank_writer->close();
+    if (!rank0) {
+      PH_ASSIGN_OR_RETURN(LoadRun merged, unpack_load_run(mpi::broadcast("")));
+      return merged;
+    }
+    auto merged = merge_rank_shares(shares, s.clocks, sink, outcome, ranks_json);
+    if (!merged.ok()) {
+      (void)mpi::broadcast("");  // the other ranks wait for the run: they get none and fail too
+      return merged.error();
+    }
+    write_problem = sink.write_error();
+    if (rank_writer && !own.write_error().empty() && write_problem.empty()) write_problem = own.write_error();
+  }
   const load::ScrapeOutcome scraped = scraper ? scraper->stop() : load::ScrapeOutcome{};
   sink.end_progress();
-  std::string write_problem = sink.write_error();
   if (writer) {
     const core::Status closed = writer->close();
     if (!closed.ok() && write_problem.empty()) write_problem = closed.error().message;
@@ -718,6 +933,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   result["window_s"] = core::ns_to_seconds(windows.window_ns());
   result["windows"] = load::to_json(series);
   if (drift) result["soak"] = soak_json(*drift, scraped, s.soak_ns, windows.window_ns());
+  if (!ranks_json.is_null()) result["ranks"] = ranks_json;
   if (!records_path.empty()) result["records_file"] = records_path;
   if (!write_problem.empty()) result["records_error"] = write_problem;
   run.document = report::make_json_document("load", conditions, result, core::diagnostics_to_json(diagnostics));
@@ -726,6 +942,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   if (s.compat) run.text += render_compat(load::compat_view(summary, *s.compat), f.compat);
   if (drift) run.text += render_soak(series, *drift, scraped);
   run.text += conditions_block(conditions);
+  if (s.ranks) (void)mpi::broadcast(pack_load_run(run));
   return run;
 }
 

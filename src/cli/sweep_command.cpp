@@ -14,6 +14,7 @@
 #include "core/text_file.h"
 #include "load/sweep_analysis.h"
 #include "report/json_document.h"
+#include "mpi/mpi_world.h"
 #include "report/table_writer.h"
 
 namespace perfhound::cli {
@@ -174,6 +175,9 @@ class SweepCommand final : public Command {
       plan.push_back(closed_point(auto_concurrency_, "throughput"));
       for (PlannedPoint& p : plan) p.offered = std::numeric_limits<double>::quiet_NaN();
     }
+    // Under mpirun every rank runs this sweep and takes the same decisions from the same merged points; rank 0
+    // alone writes --out, so only it could tell what --resume would keep.
+    if (resume_ && mpi::active()) return core::Error{"--resume: not under mpirun (rank 0 alone holds --out); run the rest as a new sweep"};
     std::error_code ec;
     std::filesystem::create_directories(out_dir_, ec);
     if (ec) return core::Error{fmt::format("--out {}: cannot create the folder: {}", out_dir_, ec.message())};
@@ -297,7 +301,7 @@ class SweepCommand final : public Command {
       }
     }
     PH_ASSIGN_OR_RETURN(LoadRun run, session_->run(p.level, point_path(p, ".records.jsonl").string(), err, show_progress));
-    PH_TRY(report::write_text_file(result_path.string(), run.document.dump(2) + "\n"));
+    if (mpi::rank() == 0) PH_TRY(report::write_text_file(result_path.string(), run.document.dump(2) + "\n"));
     print_diagnostics(Context{0, nullptr, &err, &err}, run.diagnostics);
     return std::move(run.document);
   }
@@ -377,7 +381,7 @@ class SweepCommand final : public Command {
     r["headroom"] = std::move(headroom);
     r["capacity"] = std::move(capacity);
     nlohmann::ordered_json doc = report::make_json_document("sweep", session_->conditions(), r);
-    PH_TRY(report::write_text_file(sweep_path().string(), doc.dump(2) + "\n"));
+    if (mpi::rank() == 0) PH_TRY(report::write_text_file(sweep_path().string(), doc.dump(2) + "\n"));
     return doc;
   }
 

@@ -134,6 +134,14 @@ Status LogHistogram::merge(const LogHistogram& other) {
   return Status::success();
 }
 
+std::vector<std::pair<std::int64_t, std::int64_t>> LogHistogram::nonempty_buckets() const {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    if (counts_[i] != 0) out.emplace_back(lowest_value_at_index(i), counts_[i]);
+  }
+  return out;
+}
+
 void LogHistogram::reset() noexcept {
   std::fill(counts_.begin(), counts_.end(), 0);
   total_count_ = overflow_count_ = underflow_count_ = 0;

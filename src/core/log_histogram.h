@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/result.h"
@@ -47,6 +48,10 @@ class LogHistogram {
   // Adds every count of `other` to this one. Error, with this unchanged, if the two differ in
   // highest_trackable_value or significant_digits (their buckets would not line up).
   Status merge(const LogHistogram& other);
+
+  // The non-empty buckets in value order, as (lowest equivalent value, count): with min() and max(), what
+  // another process needs to rebuild this histogram exactly (load/client_health_wire.h).
+  std::vector<std::pair<std::int64_t, std::int64_t>> nonempty_buckets() const;
 
   // Back to empty; keeps the config and the memory.
   void reset() noexcept;

@@ -151,7 +151,7 @@ class Runner {
     // client-limited check reads (an upper bound on the spin's share, since other handlers ran inside it).
     const double busy_s = std::max(0.0, outcome_.health.cpu_s - outcome_.health.dispatch_spin_s);
     outcome_.health.cpu_ratio = outcome_.health.wall_s > 0 ? busy_s / outcome_.health.wall_s : 0;
-    outcome_.issued = next_index_;
+    outcome_.issued = issued_;
     if (outcome_.stop_reason.empty()) outcome_.stop_reason = "requests";
     return std::move(outcome_);
   }
@@ -161,10 +161,13 @@ class Runner {
   Clock::time_point at(std::int64_t ns) const { return start_ + std::chrono::nanoseconds(ns); }
 
   // Whether request `index`, intended at `intended_ns`, may be issued, and whether it is warm-up.
-  bool may_issue(std::uint64_t index, std::int64_t intended_ns, bool& warmup) {
+  // `ordinal` is the count that warm-up by requests reads: the schedule's index in open loop and replay,
+  // this client's own count in closed loop (the same number in one process; not in a shard).
+  bool may_issue(std::uint64_t index, std::uint64_t ordinal, std::int64_t intended_ns, bool& warmup) {
     if (stopping_) return false;
-    warmup = index < plan_.warmup_requests || intended_ns < plan_.warmup_ns;
+    warmup = ordinal < plan_.warmup_requests || intended_ns < plan_.warmup_ns;
     if (const auto size = workload_.size(); size && index >= *size) return finish_issuing("workload exhausted");
+    if (plan_.index_limit && index >= *plan_.index_limit) return finish_issuing("requests");
     if (plan_.duration_ns > 0 && intended_ns >= plan_.warmup_ns + plan_.duration_ns && !warmup) {
       return finish_issuing("duration");
     }
@@ -201,10 +204,11 @@ class Runner {
       co_await t.async_wait(net::redirect_error(net::use_awaitable, ec));
     }
     while (true) {
-      const std::uint64_t index = next_index_;
+      const std::uint64_t ordinal = issued_;
+      const std::uint64_t index = plan_.index_first + ordinal * plan_.index_stride;
       bool warmup = false;
-      if (!may_issue(index, now_ns(), warmup)) break;
-      ++next_index_;
+      if (!may_issue(index, ordinal, now_ns(), warmup)) break;
+      ++issued_;
       if (!warmup) ++measured_issued_;
       const WorkItem item = workload_.item(index);
       auto req = make_request(item);
@@ -215,7 +219,7 @@ class Runner {
   }
 
   awaitable<void> open_dispatcher() {
-    for (std::uint64_t index = 0;; ++index) {
+    for (std::uint64_t index = plan_.index_first;; index += plan_.index_stride) {
       WorkItem item;
       std::int64_t intended = 0;
       if (plan_.mode == LoadMode::kTraceReplay) {
@@ -223,12 +227,12 @@ class Runner {
           finish_issuing("workload exhausted");
           break;
         }
-        intended = static_cast<std::int64_t>(static_cast<double>(workload_.arrival_ns(index)) / plan_.trace_speedup);
+        intended = replay_intended_ns(workload_, index, plan_.trace_speedup);
       } else {
         intended = plan_.intended_ns(index);
       }
       bool warmup = false;
-      if (!may_issue(index, intended, warmup)) break;
+      if (!may_issue(index, index, intended, warmup)) break;
       item = workload_.item(index);
       auto req = make_request(item);  // built before the wait, so it costs the timed path nothing
       ErrorCode ec;
@@ -251,7 +255,7 @@ class Runner {
         ready = std::max(intended, now_ns());
       }
       if (stopping_) break;
-      ++next_index_;
+      ++issued_;
       if (!warmup) ++measured_issued_;
       net::co_spawn(ioc_, run_request(index, warmup, intended, ready, std::move(item), std::move(req)), net::detached);
     }
@@ -308,7 +312,7 @@ class Runner {
       co_await t.async_wait(net::redirect_error(net::use_awaitable, ec));
       outcome_.health.loop_lag_ns.record(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - expected).count());
       if (n % kTicksPerProgress == 0 && !ticker_stop_) {
-        sink_.on_progress(Progress{static_cast<double>(now_ns()) / 1e9, next_index_, finished_count_, failed_count_, in_flight_});
+        sink_.on_progress(Progress{static_cast<double>(now_ns()) / 1e9, issued_, finished_count_, failed_count_, in_flight_});
       }
     }
   }
@@ -506,21 +510,28 @@ class Runner {
   std::unordered_set<Connection*> active_;
   Clock::time_point start_;
   RunOutcome outcome_;
-  std::uint64_t next_index_ = 0, measured_issued_ = 0, finished_count_ = 0, failed_count_ = 0;
+  std::uint64_t issued_ = 0, measured_issued_ = 0, finished_count_ = 0, failed_count_ = 0;
   std::int64_t in_flight_ = 0, workers_left_ = 0;
   bool issuing_done_ = false, stopping_ = false, finished_ = false, ticker_stop_ = false;
 };
 
 }  // namespace
 
+std::int64_t replay_intended_ns(const Workload& workload, std::uint64_t index, double speedup) {
+  return static_cast<std::int64_t>(static_cast<double>(workload.arrival_ns(index)) / speedup);
+}
+
 core::Result<RunOutcome> run_load(const ClientOptions& client, const RunPlan& plan, const Workload& workload,
                                   RecordSink& sink) {
+  if (plan.index_stride < 1 || plan.index_first >= plan.index_stride) {
+    return core::Error{fmt::format("shard: first index {} with stride {}", plan.index_first, plan.index_stride)};
+  }
   if (plan.mode == LoadMode::kClosedLoop && plan.concurrency < 1) {
     return core::Error{fmt::format("--concurrency: must be at least 1, got {}", plan.concurrency)};
   }
   if (plan.mode == LoadMode::kOpenLoop && !plan.intended_ns) return core::Error{"open loop without an arrival schedule"};
   if (plan.mode == LoadMode::kTraceReplay && !workload.size()) return core::Error{"trace replay needs a workload with a size"};
-  if (!plan.measured_requests && plan.duration_ns <= 0 && !workload.size()) {
+  if (!plan.measured_requests && !plan.index_limit && plan.duration_ns <= 0 && !workload.size()) {
     return core::Error{"nothing ends the run: give --requests or --duration"};
   }
   Runner runner(client, plan, workload, sink);

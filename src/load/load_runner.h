@@ -61,7 +61,20 @@ struct RunPlan {
   std::int64_t duration_ns = 0;
   // After issuing ends, in-flight requests get this long to finish before they are cancelled.
   std::int64_t drain_timeout_ns = 600'000'000'000;
+  // One shard of a schedule spread over several clients (load/shard.h): this client sends indices
+  // index_first, index_first + index_stride, ... Open loop and replay: the whole schedule's arrivals, so
+  // warm-up (by index or time) and the stop rules read as in one process; the intended_ns callback is still
+  // called with each index this client sends, in order. Closed loop: the workload items it sends, its own
+  // count of requests (not the index) deciding warm-up and --requests.
+  std::uint64_t index_first = 0;
+  std::uint64_t index_stride = 1;
+  // Issue no arrival at or past this index: a shard's stand-in for measured_requests, which counts the
+  // requests of one client, not of the schedule (shard_issue_limit computes it).
+  std::optional<std::uint64_t> index_limit;
 };
+
+// Trace replay: when arrival `index` is meant to be sent (the workload's recorded arrival / speedup).
+std::int64_t replay_intended_ns(const Workload& workload, std::uint64_t index, double speedup);
 
 struct Progress {
   double elapsed_s = 0;

@@ -182,7 +182,41 @@ std::string quote_start(std::string_view line) {
   return fmt::format("{:?}{}", line.substr(0, kQuoteBytes), line.size() > kQuoteBytes ? "..." : "");
 }
 
+Error not_json(const json::exception& e, std::string_view line) {
+  const auto byte = core::json_error_byte(e);
+  return Error{fmt::format("not JSON ({}): {}", byte ? fmt::format("byte {}", *byte) : core::json_error_text(e),
+                           quote_start(line))};
+}
+
 }  // namespace
+
+Result<RequestRecord> parse_record_line(std::string_view line) {
+  if (line.empty()) return Error{"empty line (each line must be one JSON object)"};
+  RequestRecord record;
+  try {
+    PH_TRY(read_record(json::parse(line.begin(), line.end()), record));
+  } catch (const json::exception& e) {
+    return not_json(e, line);
+  }
+  return record;
+}
+
+void append_record_jsonl(fmt::memory_buffer& out_buffer, const RequestRecord& r) {
+  auto out = std::back_inserter(out_buffer);
+  fmt::format_to(out,
+                 "{{\"index\":{},\"warmup\":{},\"intended_ns\":{},\"sent_ns\":{},\"first_byte_ns\":{},"
+                 "\"first_token_ns\":{},\"end_ns\":{},\"http_status\":{},\"error\":\"{}\"",
+                 r.index, r.warmup, r.intended_ns, r.sent_ns, r.first_byte_ns, r.first_token_ns, r.end_ns,
+                 r.http_status, error_kind_name(r.error));
+  if (!r.error_message.empty()) fmt::format_to(out, ",\"error_message\":{}", json_string(r.error_message));
+  fmt::format_to(out,
+                 ",\"input_tokens\":{},\"max_tokens\":{},\"usage_prompt_tokens\":{},"
+                 "\"usage_completion_tokens\":{},\"output_tokens\":{},\"bytes_received\":{},\"chunk_ns\":[",
+                 r.input_tokens, r.max_tokens, r.usage_prompt_tokens, r.usage_completion_tokens,
+                 r.output_tokens(), r.bytes_received);
+  append_ints(out_buffer, r.chunk_ns, ',');
+  out_buffer.append(std::string_view("]}\n"));
+}
 
 Result<RecordFormat> record_format_for_path(std::string_view path) {
   if (ends_with_ci(path, ".jsonl") || ends_with_ci(path, ".ndjson")) return RecordFormat::kJsonl;
@@ -246,19 +280,7 @@ Status RecordWriter::write(const RequestRecord& r) {
   line_.clear();
   auto out = std::back_inserter(line_);
   if (format_ == RecordFormat::kJsonl) {
-    fmt::format_to(out,
-                   "{{\"index\":{},\"warmup\":{},\"intended_ns\":{},\"sent_ns\":{},\"first_byte_ns\":{},"
-                   "\"first_token_ns\":{},\"end_ns\":{},\"http_status\":{},\"error\":\"{}\"",
-                   r.index, r.warmup, r.intended_ns, r.sent_ns, r.first_byte_ns, r.first_token_ns, r.end_ns,
-                   r.http_status, error_kind_name(r.error));
-    if (!r.error_message.empty()) fmt::format_to(out, ",\"error_message\":{}", json_string(r.error_message));
-    fmt::format_to(out,
-                   ",\"input_tokens\":{},\"max_tokens\":{},\"usage_prompt_tokens\":{},"
-                   "\"usage_completion_tokens\":{},\"output_tokens\":{},\"bytes_received\":{},\"chunk_ns\":[",
-                   r.input_tokens, r.max_tokens, r.usage_prompt_tokens, r.usage_completion_tokens,
-                   r.output_tokens(), r.bytes_received);
-    append_ints(line_, r.chunk_ns, ',');
-    line_.append(std::string_view("]}\n"));
+    append_record_jsonl(line_, r);
   } else {
     fmt::format_to(out, "{},{},{},{},{},{},{},{},{},", r.index, r.warmup, r.intended_ns, r.sent_ns,
                    r.first_byte_ns, r.first_token_ns, r.end_ns, r.http_status, error_kind_name(r.error));
@@ -309,13 +331,11 @@ Result<std::vector<RequestRecord>> read_records_jsonl(const std::string& path, n
         }
         continue;
       }
-      if (Status s = read_record(json::parse(line.begin(), line.end()), records.emplace_back()); !s.ok()) {
-        return at_line(s.error());
-      }
+      auto parsed = parse_record_line(line);
+      if (!parsed.ok()) return at_line(parsed.error());
+      records.push_back(std::move(parsed).value());
     } catch (const json::exception& e) {  // parse_error, or out_of_range for a number too large
-      const auto byte = core::json_error_byte(e);
-      return at_line(Error{fmt::format("not JSON ({}): {}", byte ? fmt::format("byte {}", *byte) : core::json_error_text(e),
-                                       quote_start(line))});
+      return at_line(not_json(e, line));
     }
   }
   if (std::ferror(file.get())) return Error{fmt::format("cannot read '{}': {}", path, std::strerror(errno))};

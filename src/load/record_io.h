@@ -74,6 +74,12 @@ class RecordWriter {
   fmt::memory_buffer line_;  // the line being formatted, reused
 };
 
+// One record as its JSONL line (newline included), as RecordWriter writes it; and one line (without the
+// newline) back, with the reader's checks. Errors say what is wrong, not where: the caller adds that. Also how
+// records travel between MPI ranks.
+void append_record_jsonl(fmt::memory_buffer& out, const RequestRecord& record);
+core::Result<RequestRecord> parse_record_line(std::string_view line);
+
 // Reads a JSONL records file written by RecordWriter. The header line must have schema_version 1 and kind
 // perfhound.load.records; *header (when given) receives its "header" object. Every record field but
 // error_message (optional, default empty) and output_tokens (derived, ignored) is required; unknown fields
