@@ -57,6 +57,13 @@ class RecordCommand final : public Command {
                    "activity alone (kernels, copies, NVTX), the least overhead, but no launches to attribute host time to")
         ->check(CLI::IsMember({"all", "classified", "none"}))
         ->default_val("all");
+    app.add_option("--kinds", kinds_,
+                   "Which GPU activity to record: all (default: kernels, copies, fills, synchronizations, NVTX "
+                   "ranges); kernels: kernels alone, which on an H200 cut the recorder's cost on a launch-bound "
+                   "loop from about 3 to about 1 us a kernel (bench/RESULTS.md), but copies, fills, waits and "
+                   "NVTX ranges (perfhound trace --range) are then missing")
+        ->check(CLI::IsMember({"all", "kernels"}))
+        ->default_val("all");
     app.add_flag("--driver-api", driver_api_,
                  "Also record driver API calls (launches a program makes through cuLaunchKernel itself, as Triton "
                  "does); off by default: CUPTI then records every driver call the runtime makes, which costs time");
@@ -111,6 +118,7 @@ class RecordCommand final : public Command {
       ::setenv("PERFHOUND_RECORD_PID", std::to_string(::getpid()).c_str(), 1);  // exec keeps the pid
       ::setenv("PERFHOUND_RECORD_DRIVER_API", driver_api_ ? "1" : "0", 1);
       ::setenv("PERFHOUND_RECORD_API", api_.c_str(), 1);
+      ::setenv("PERFHOUND_RECORD_KINDS", kinds_.c_str(), 1);
       std::vector<char*> argv;
       for (auto& a : command_) argv.push_back(a.data());
       argv.push_back(nullptr);
@@ -179,6 +187,7 @@ class RecordCommand final : public Command {
   int buffer_mb_ = 8;
   bool driver_api_ = false;
   std::string api_ = "all";
+  std::string kinds_ = "all";
 };
 
 }  // namespace

@@ -309,6 +309,61 @@ bool enable(CUpti_ActivityKind kind) {
   return false;
 }
 
+// One CUPTI attribute, its refusal said on one stderr line (the recording goes on with CUPTI's default).
+template <typename T>
+bool set_attribute(CUpti_ActivityAttribute attribute, const char* what, T value) {
+  std::size_t size = sizeof(value);
+  const CUptiResult result = cuptiActivitySetAttribute(attribute, &size, &value);
+  if (result == CUPTI_SUCCESS) return true;
+  const char* message = nullptr;
+  cuptiGetResultString(result, &message);
+  std::fprintf(stderr, "perfhound record: CUPTI attribute %s not set: %s\n", what, message != nullptr ? message : "unknown error");
+  return false;
+}
+
+// A positive whole number from the environment, or 0 when unset, empty or not one (said on stderr).
+long env_count(const char* name, long max) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (*end != '\0' || v <= 0 || v > max) {
+    std::fprintf(stderr, "perfhound record: %s=%s ignored (1-%ld)\n", name, text, max);
+    return 0;
+  }
+  return v;
+}
+
+// CUPTI's side of the kernel records, from the environment: knobs for measuring whether where and how CUPTI
+// keeps the GPU timestamps changes the per-kernel cost on the program's launch path (bench/record/record_knobs.sh,
+// bench/RESULTS.md). On an H200's launch-bound loop none of the three lowered it (measured 2026-12-04); they
+// stay as knobs for that measurement, no perfhound record flag. All must be set before the driver creates a
+// context, which InitializeInjection runs ahead of (the driver calls it from cuInit); unset, CUPTI's defaults stand.
+void apply_device_buffer_settings() {
+  // PERFHOUND_RECORD_DEVICE_BUFFER_MB: the device buffer CUPTI writes kernel/copy/fill timestamps into (default
+  // ~3 MB, 100,000 records). A larger one means fewer buffer switches on the launch path, more device memory.
+  if (const long mb = env_count("PERFHOUND_RECORD_DEVICE_BUFFER_MB", 4096)) {
+    set_attribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, "DEVICE_BUFFER_SIZE", static_cast<std::size_t>(mb) << 20);
+  }
+  // PERFHOUND_RECORD_DEVICE_BUFFERS_PREALLOC: device buffers allocated when the context is created (default 3),
+  // so none is allocated on the program's thread mid-run. CUPTI requires it below the pool limit (default 250):
+  // the limit is raised when it is not.
+  if (const long n = env_count("PERFHOUND_RECORD_DEVICE_BUFFERS_PREALLOC", 1000)) {
+    std::size_t limit = 0, limit_size = sizeof(limit);
+    if (cuptiActivityGetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT, &limit_size, &limit) != CUPTI_SUCCESS ||
+        limit <= static_cast<std::size_t>(n)) {
+      set_attribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT, "DEVICE_BUFFER_POOL_LIMIT", static_cast<std::size_t>(n) + 1);
+    }
+    set_attribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, "DEVICE_BUFFER_PRE_ALLOCATE_VALUE",
+                  static_cast<std::size_t>(n));
+  }
+  // PERFHOUND_RECORD_HOST_PINNED=1: those buffers in page-locked host memory instead of device memory (CUPTI's
+  // default from CUDA 12.0 Update 1; before it, pinned host memory was).
+  if (const char* pinned = std::getenv("PERFHOUND_RECORD_HOST_PINNED"); pinned != nullptr && std::strcmp(pinned, "1") == 0) {
+    set_attribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, "MEM_ALLOCATION_TYPE_HOST_PINNED", std::uint8_t{1});
+  }
+}
+
 // --api classified: runtime records only for the calls the timeline analysis reads, one callback id at a
 // time. Any refusal falls back to every runtime call, so a trace never silently loses its launches.
 void enable_classified_runtime_calls() {
@@ -354,19 +409,32 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     for (int i = 0; i < 2; ++i) {
       if (std::uint8_t* b = new_buffer(r.buffer_bytes)) r.free_buffers.push_back(b);
     }
-    route_nvtx_to_cupti();
+    // PERFHOUND_RECORD_KINDS=kernels (perfhound record --kinds kernels): the GPU's kernels (and the devices)
+    // alone, no copies, fills, synchronizations or NVTX ranges (nor NVTX routed to CUPTI). On an H200's
+    // launch-bound loop it cut CUPTI's added cost from about 3 to about 1 us a kernel, though that loop makes
+    // no copies, fills or waits (bench/record/record_knobs.sh, bench/RESULTS.md). Unset or "all": every kind.
+    const char* kinds = std::getenv("PERFHOUND_RECORD_KINDS");
+    const bool kernels_only = kinds != nullptr && std::strcmp(kinds, "kernels") == 0;
+    if (kinds != nullptr && !kernels_only && std::strcmp(kinds, "all") != 0) {
+      std::fprintf(stderr, "perfhound record: PERFHOUND_RECORD_KINDS=%s ignored (all or kernels)\n", kinds);
+    }
+    if (!kernels_only) route_nvtx_to_cupti();
     // Every buffer this library hands CUPTI is already zero (new_buffer, buffer_completed): tell CUPTI, which
     // otherwise zeroes each one on the program's thread as it takes it, a stall on the launch path.
-    std::uint8_t zeroed = 1;
-    std::size_t zeroed_size = sizeof(zeroed);
-    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed);
+    set_attribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, "ZEROED_OUT_ACTIVITY_BUFFER", std::uint8_t{1});
+    apply_device_buffer_settings();
     if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
       std::fprintf(stderr, "perfhound record: cuptiActivityRegisterCallbacks failed: no trace will be written\n");
       return;
     }
-    for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER}) {
-      enable(kind);
+    if (kernels_only) {
+      enable(CUPTI_ACTIVITY_KIND_DEVICE);
+      enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    } else {
+      for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                      CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER}) {
+        enable(kind);
+      }
     }
     const char* api = std::getenv("PERFHOUND_RECORD_API");
     if (api != nullptr && std::strcmp(api, "none") == 0) {

@@ -41,12 +41,24 @@ TEST(RecordCli, TheProgramSeesTheRecordersSettings) {
   EXPECT_EQ(run({"record", "-o", out, "--driver-api", "--buffer-mb", "2", "--", "/bin/sh", "-c", print}).code, 12);  // 1 1 2 - 100
 }
 
+// --kinds: all by default; kernels (the cheaper recording measured in bench/RESULTS.md) reaches the library.
+TEST(RecordCli, KindsReachTheLibrary) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_kinds.json").string();
+  const auto kinds_are = [](const std::string& kinds) { return "test \"$PERFHOUND_RECORD_KINDS\" = " + kinds; };
+  EXPECT_EQ(run({"record", "-o", out, "--", "/bin/sh", "-c", kinds_are("all")}).code, 0);
+  EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels", "--", "/bin/sh", "-c", kinds_are("kernels")}).code, 0);
+  EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels", "--", "/bin/sh", "-c", kinds_are("all")}).code, 1);
+}
+
 TEST(RecordCli, BadInputIsOneLineAndExitTwo) {
   if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
   ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
   for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"record"}, "after --"},
            {{"record", "--buffer-mb", "0", "--", "true"}, "--buffer-mb"},
+           {{"record", "--kinds", "memcpy", "--", "true"}, "--kinds"},
            {{"record", "-o", "/nonexistent-folder/t.json", "--", "true"}, "-o: no folder"},
            {{"record", "--", "/nonexistent/program"}, "cannot run '/nonexistent/program'"}}) {
     const CliRun r = run(args);
