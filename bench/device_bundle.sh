@@ -13,10 +13,14 @@ rm -rf .devbin && mkdir -p .devbin/lib
 bins=("$build/perfhound" "$build/libperfhound_record_inject.so" "$build"/bench/bench_example_* \
       "$build/tests/probe_gpu_test" "$build/tests/gpu_bench_gpu_test")
 for b in "${bins[@]}"; do if [ -e "$b" ]; then cp "$b" .devbin/; else echo "device_bundle: $b not built, left out"; fi; done
-for lib in libssl.so.3 libcrypto.so.3 libsimdjson.so.14 libyaml-cpp.so.0.7 libsqlite3.so.0 libz.so.1 libfmt.so.9; do
-  cp -L "/lib/x86_64-linux-gnu/$lib" .devbin/lib/
-done
+# Every Debian library the binaries link (Open MPI's among them, and theirs), but not glibc, the C++ runtime
+# or CUDA's, which the GPU machine has in its own versions.
+for b in .devbin/*; do [ -f "$b" ] && ldd "$b"; done | awk '$2 == "=>" && $3 ~ /^\/(usr\/)?lib\/x86_64-linux-gnu\// {print $3}' |
+  sort -u | grep -Ev '/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|libcuda|libcudart|libcublas|libcublasLt|libnvidia-ml)\.so' |
+  while read -r lib; do cp -L "$lib" .devbin/lib/; done
 cp -L /usr/local/cuda/lib64/libcupti.so.13 .devbin/lib/
+# RUNPATH is not inherited: a copied library finds the ones it needs itself (libmpi -> libopen-pal) beside it.
+for f in .devbin/lib/*; do patchelf --set-rpath '$ORIGIN' "$f"; done
 for f in .devbin/*; do
   [ -f "$f" ] && patchelf --set-rpath '$ORIGIN/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64' "$f"
 done

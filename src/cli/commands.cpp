@@ -12,6 +12,7 @@
 #include "cli/serve_command.h"
 #include "cli/stats_command.h"
 #include "cli/sweep_command.h"
+#include "cli/merge_command.h"
 #include "cli/trace_command.h"
 
 namespace perfhound::cli {
@@ -22,6 +23,7 @@ std::vector<std::unique_ptr<Command>> make_commands() {
   commands.push_back(make_diagnose_command());
   commands.push_back(make_load_command());
   commands.push_back(make_sweep_command());
+  commands.push_back(make_merge_command());
   commands.push_back(make_compare_command());
   commands.push_back(make_report_command());
   commands.push_back(make_serve_command());

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <thread>
 
+#include "cli/load_summary_text.h"
 #include "cli/output.h"
 #include "core/log_histogram.h"
 #include "core/units.h"
@@ -201,32 +202,7 @@ std::string render_text(const load::LoadSummary& s, const load::ClientHealth& h,
                      outcome.interrupted ? fmt::format(" (partial: {})", outcome.stop_reason) : "");
   for (const auto& r : validity.reasons) out += fmt::format("  {}; {}\n", r.what, r.remedy);
   out += "\n";
-  report::TableWriter table({{"metric", report::Align::kLeft}, {"count"}, {"p50"}, {"p90"}, {"p95"}, {"p99"}, {"max"},
-                             {"mean"}, {"stddev"}});
-  const auto row = [&](std::string name, const load::SampleSummary& t) {
-    if (t.count == 0) return;
-    table.add_row({std::move(name), fmt::format("{}", t.count), seconds(t.p50), seconds(t.p90), seconds(t.p95),
-                   seconds(t.p99), seconds(t.max), seconds(t.mean), seconds(t.stddev)});
-  };
-  const load::StartLatencies& main = open_loop ? s.from_intended : s.from_sent;
-  const std::string from = open_loop ? " (from intended send)" : "";
-  row("TTFT" + from, main.ttft_s);
-  if (open_loop) row("TTFT (from actual send)", s.from_sent.ttft_s);
-  row("TPOT", main.tpot_s);
-  row("ITL (per chunk, pooled)", s.itl_s);
-  row("ITL (mean per request)", main.mean_itl_s);
-  row("NTPOT (E2E / output tokens)", main.ntpot_s);
-  row("E2E" + from, main.e2e_s);
-  if (open_loop) row("E2E (from actual send)", s.from_sent.e2e_s);
-  if (open_loop) row("schedule lag (sent - intended)", s.schedule_lag_s);
-  out += table.render();
-  out += fmt::format("\nthroughput: {:.2f} req/s, {:.1f} output tok/s, {:.1f} total tok/s; output tokens from {}\n",
-                     s.requests_per_s, s.output_tokens_per_s, s.total_tokens_per_s,
-                     load::token_source_name(s.output_token_source));
-  if (s.goodput_defined) {
-    out += fmt::format("goodput: {:.2f} req/s ({} of completed met the SLO)\n", s.goodput_per_s,
-                       core::format_percent(s.goodput_ratio));
-  }
+  out += render_summary_table(s, open_loop);
   if (s.failed > 0) {
     out += "errors:";
     for (const auto& e : s.errors) out += fmt::format(" {} {} (e.g. {});", load::error_kind_name(e.kind), e.count, e.first_message);
@@ -359,6 +335,8 @@ void LoadFlags::add_workload_and_load_to(CLI::App& app) {
   app.add_option("--shard", shard, "Send only share K/N of the load (every N-th arrival from K; a closed loop's "
                                    "concurrency and requests divided), for N independent clients merged later with "
                                    "perfhound merge; under mpirun each rank's share is its rank");
+  app.add_option("--start-at", start_at, "Start the (first) run at this wall-clock time, in seconds since the epoch "
+                                         "(e.g. $(date -d '+1 min' +%s)), so independent --shard clients start together");
   // Load shape (the level itself is the command's: --concurrency / --rate)
   app.add_option("--arrival", arrival, "Open-loop inter-arrivals: poisson, gamma or constant")->default_val("poisson");
   app.add_option("--burstiness", burstiness, "Gamma shape (vLLM's --burstiness): 1 Poisson, < 1 burstier, > 1 steadier")
@@ -399,6 +377,7 @@ struct LoadSession::State {
   load::Shard shard;                            // --shard, or under mpirun this rank of all
   bool ranks = false;                           // under mpirun: the run is shared out and merged on rank 0
   std::vector<mpi::ClockOffset> clocks;         // under mpirun: each rank's clock against rank 0's
+  std::optional<double> start_at_unix_s;        // --start-at, until the first run has waited for it
   std::unique_ptr<serve::HttpServer> embedded;
   std::thread embedded_thread;
 
@@ -525,7 +504,6 @@ core::Status join_ranks(LoadSession::State& s, const Context& context) {
   s.ranks = true;
   s.shard = {static_cast<std::uint64_t>(mpi::rank()), static_cast<std::uint64_t>(mpi::size())};
   s.clocks = mpi::measure_clock_offsets(32);
-  mpi::mark_started();
   return {};
 }
 
@@ -587,6 +565,19 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
     PH_ASSIGN_OR_RETURN(s->shard, load::parse_shard(f.shard));
   }
   if (mpi::active()) PH_TRY(join_ranks(*s, context));
+  if (!f.start_at.empty()) {
+    if (s->ranks) return core::Error{"--start-at: under mpirun the ranks start together by themselves; drop --start-at"};
+    char* end = nullptr;
+    const double at = std::strtod(f.start_at.c_str(), &end);
+    const double now = core::ns_to_seconds(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                               std::chrono::system_clock::now().time_since_epoch()).count());
+    if (end == f.start_at.c_str() || *end != '\0' || !std::isfinite(at)) {
+      return core::Error{fmt::format("--start-at: '{}' is not a time in seconds since the epoch (e.g. $(date -d '+1 min' +%s))", f.start_at)};
+    }
+    if (at < now - 1) return core::Error{fmt::format("--start-at: {} is {:.0f} s in the past", f.start_at, now - at)};
+    if (at > now + 86400) return core::Error{fmt::format("--start-at: {} is more than a day ahead", f.start_at)};
+    s->start_at_unix_s = at;
+  }
   load::ClientOptions& client = s->client;
   nlohmann::json extra_body = nlohmann::json::object();
   if (!f.extra_body.empty()) {
@@ -683,6 +674,7 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
                                        : "the kernel's receive stamp (SO_TIMESTAMPNS), else when the read returned");
   if (!s->slo.empty()) c.set("slo", s->slo.to_string());
   if (!s->shard.whole() && !s->ranks) c.set("shard", fmt::format("{}/{}", s->shard.index, s->shard.count));
+  if (s->start_at_unix_s) c.set("start_at_unix_s", *s->start_at_unix_s);
   if (s->ranks) {
     auto clients = nlohmann::ordered_json::array();
     for (const mpi::ClockOffset& k : s->clocks) {
@@ -814,6 +806,10 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   std::string write_problem;
   nlohmann::ordered_json ranks_json;
   if (!s.ranks) {
+    if (s.start_at_unix_s) {
+      std::this_thread::sleep_until(std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::duration<double>(*std::exchange(s.start_at_unix_s, std::nullopt)))));
+    }
     PH_ASSIGN_OR_RETURN(outcome, load::run_load(client, plan, *workload, sink));
     write_problem = sink.write_error();
   } else {

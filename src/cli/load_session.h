@@ -35,7 +35,8 @@ struct LoadFlags {
   std::string url, endpoint = "chat", model, api_key_env, timeout = "600s", max_tokens_field = "max_tokens";
   std::string extra_body, input_len = "1024", output_len = "128", dataset, dataset_format, arrival = "poisson";
   std::string ramp_up, duration, warmup = "10", slo, compat, window, soak, metrics_path = "/metrics";
-  std::string shard;  // --shard K/N
+  std::string shard;     // --shard K/N
+  std::string start_at;  // --start-at UNIX_SECONDS
   std::vector<std::string> headers;
   std::vector<std::string> stated_conditions;  // --condition KEY=VALUE
   bool insecure = false, ignore_eos = false, no_usage = false, emit_timestamps = false, token_ids = false;

@@ -17,24 +17,21 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
-  // Under mpirun (and only there) MPI starts here. Rank 0 speaks for the run; the other ranks print nothing
-  // unless they fail after meeting the others (a bad flag fails every rank alike, and rank 0 says so once).
-  if (const auto started = perfhound::mpi::init(&argc, &argv); !started.ok()) {
+  namespace mpi = perfhound::mpi;
+  // Under mpirun (and only there) MPI starts here. Rank 0 speaks for the run; the other ranks keep what they
+  // would print, and say it only when they failed alone (a bad flag fails every rank alike: rank 0 says it once).
+  if (const auto started = mpi::init(&argc, &argv); !started.ok()) {
     std::cerr << "perfhound: " << started.error().message << "\n";
     return 2;
   }
-  if (perfhound::mpi::rank() == 0) {
-    const int code = perfhound::cli::run_app(argc, argv, std::cout, std::cerr);
-    if (code == 2 && perfhound::mpi::started()) perfhound::mpi::abort(code);
-    perfhound::mpi::finalize();
-    return code;
+  std::ostringstream quiet_out, quiet_err;
+  const bool speaks = mpi::rank() == 0;
+  const int code = perfhound::cli::run_app(argc, argv, speaks ? std::cout : quiet_out, speaks ? std::cerr : quiet_err);
+  // A rank that failed alone leaves the others waiting in a collective for it: end them all.
+  constexpr int kWaitForTheOthersMs = 10'000;
+  if (!mpi::finish_together(kWaitForTheOthersMs)) {
+    if (!speaks) std::cerr << "perfhound rank " << mpi::rank() << ": " << quiet_err.str() << std::flush;
+    mpi::abort(code == 0 ? 1 : code);
   }
-  std::ostringstream out, err;
-  const int code = perfhound::cli::run_app(argc, argv, out, err);
-  if (code == 2 && perfhound::mpi::started()) {
-    std::cerr << "perfhound rank " << perfhound::mpi::rank() << ": " << err.str() << std::flush;
-    perfhound::mpi::abort(code);
-  }
-  perfhound::mpi::finalize();
   return code;
 }

@@ -81,6 +81,11 @@ inline constexpr DiagnosticKind kPartialRun{
     "partial-run", Severity::kWarning,
     "the run was interrupted before its end; the figures cover what was measured until then",
     "rerun to completion before quoting the figures"};
+// perfhound merge: the files name their shards K/N, and some of the N are not among them.
+inline constexpr DiagnosticKind kMissingShards{
+    "missing-shards", Severity::kSevere,
+    "some shards of the load are not among the merged files, so the figures cover only part of the schedule",
+    "merge every shard's records (perfhound load --shard K/N for K = 0 .. N-1)"};
 inline constexpr DiagnosticKind kTokensCounted{
     "tokens-counted", Severity::kInfo,
     "the server reported no usage, so output tokens are counted content chunks (a chunk may carry several "

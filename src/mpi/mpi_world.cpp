@@ -15,7 +15,7 @@
 namespace perfhound::mpi {
 namespace {
 
-bool g_active = false, g_started = false;
+bool g_active = false;
 int g_rank = 0, g_size = 1;
 
 std::int64_t wall_ns() {
@@ -42,8 +42,6 @@ std::string host_name() {
 }
 
 bool active() { return g_active; }
-void mark_started() { g_started = true; }
-bool started() { return g_started && g_active; }
 int rank() { return g_rank; }
 int size() { return g_size; }
 
@@ -64,9 +62,19 @@ core::Status init(int* argc, char*** argv) {
   return {};
 }
 
-void finalize() {
-  if (g_active) MPI_Finalize();
+bool finish_together(int wait_ms) {
+  if (!g_active) return true;
+  MPI_Request request;
+  MPI_Ibarrier(MPI_COMM_WORLD, &request);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  int done = 0;
+  while (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done == 0) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  MPI_Finalize();
   g_active = false;
+  return true;
 }
 
 void abort(int exit_code) {
@@ -202,7 +210,7 @@ core::Status init(int* /*argc*/, char*** /*argv*/) {
   }
   return {};
 }
-void finalize() {}
+bool finish_together(int /*wait_ms*/) { return true; }
 void abort(int exit_code) { std::_Exit(exit_code); }
 void barrier() {}
 std::string broadcast(const std::string& value) { return value; }

@@ -23,19 +23,17 @@ bool built_with_mpi();
 
 // MPI_Init_thread where launched_size() > 1; an error where that is so and MPI was not built in.
 core::Status init(int* argc, char*** argv);
-// MPI_Finalize after init(); nothing otherwise.
-void finalize();
+// The end of the command on every rank: true when every rank got here within `wait_ms` (they all finished,
+// or failed alike, e.g. on the same bad flag), then MPI is finalized; false when some rank did not (it still
+// waits in a collective for this one, which failed alone): the caller says why and calls abort(). True
+// without MPI.
+bool finish_together(int wait_ms);
 // Ends every rank now (MPI_Abort): for an error on one rank while the others may wait in a collective.
 [[noreturn]] void abort(int exit_code);
 
 bool active();  // init() started MPI with more than one rank
 int rank();     // 0 without MPI
 int size();     // 1 without MPI
-
-// Marks that this rank has met the others in a collective: from then on an error on one rank must end
-// them all (abort), and a rank other than 0 says what went wrong itself.
-void mark_started();
-bool started();
 
 void barrier();
 // Rank 0's value, on every rank.

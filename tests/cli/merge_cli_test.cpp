@@ -1,0 +1,215 @@
+// perfhound load --shard K/N and perfhound merge, end to end through the CLI against the embedded simulator:
+// the shards of one schedule hold exactly the requests one client would send (index, intended time, warm-up,
+// lengths), and the merged percentiles are those of all their records, computed here independently.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <chrono>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_runner.h"
+
+namespace perfhound::cli {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+using Records = std::map<std::uint64_t, nlohmann::json>;
+
+Records read_records(const fs::path& path) {
+  std::ifstream in(path);
+  Records out;
+  std::string line;
+  std::getline(in, line);  // the header
+  while (std::getline(in, line)) {
+    auto r = nlohmann::json::parse(line);
+    out[r["index"].get<std::uint64_t>()] = r;
+  }
+  return out;
+}
+
+// numpy.percentile's default ("linear"): rank h = (n - 1) q / 100 between the two order statistics around it.
+double linear_percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double h = (static_cast<double>(v.size()) - 1) * q / 100;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+class MergeCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("perfhound_merge_cli_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  // An open-loop run of 30 measured requests after 4 warm-up, its records to `records`.
+  CliRun load(const std::string& records, std::vector<std::string> extra = {}) const {
+    std::vector<std::string> a = {"load", "--sim-fixed-step-time", "500us", "--rate", "200", "--requests", "30",
+                                  "--warmup", "4", "--input-len", "uniform:8,24", "--output-len", "uniform:3,7",
+                                  "--seed", "11", "--quiet", "--records", path(records)};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run(a);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(MergeCli, ShardsHoldExactlyTheOneClientScheduleAndMergeOverAllRecords) {
+  ASSERT_NE(load("one.jsonl").code, 2);
+  for (int k = 0; k < 3; ++k) {
+    const CliRun r = load("s" + std::to_string(k) + ".jsonl", {"--shard", std::to_string(k) + "/3"});
+    ASSERT_NE(r.code, 2) << r.err;
+  }
+  const Records one = read_records(dir_ / "one.jsonl");
+  ASSERT_EQ(one.size(), 34u);
+  Records shards;
+  for (int k = 0; k < 3; ++k) {
+    for (auto& [index, r] : read_records(dir_ / ("s" + std::to_string(k) + ".jsonl"))) {
+      EXPECT_EQ(index % 3, static_cast<std::uint64_t>(k)) << "shard " << k << " sent index " << index;
+      EXPECT_TRUE(shards.emplace(index, r).second) << "index " << index << " twice";
+    }
+  }
+  ASSERT_EQ(shards.size(), one.size());
+  for (const auto& [index, r] : one) {
+    ASSERT_TRUE(shards.contains(index)) << index;
+    const auto& s = shards[index];
+    EXPECT_EQ(s["intended_ns"], r["intended_ns"]) << index;
+    EXPECT_EQ(s["warmup"], r["warmup"]) << index;
+    EXPECT_EQ(s["input_tokens"], r["input_tokens"]) << index;
+    EXPECT_EQ(s["max_tokens"], r["max_tokens"]) << index;
+  }
+
+  const CliRun m = run({"merge", path("s0.jsonl"), path("s1.jsonl"), path("s2.jsonl"), "--records", path("all.jsonl"), "--json"});
+  ASSERT_EQ(m.code, 0) << m.err;
+  const auto doc = nlohmann::json::parse(m.out);
+  EXPECT_EQ(doc["kind"], "perfhound.merge");
+  EXPECT_TRUE(doc["result"]["complete"]);
+  const auto& summary = doc["result"]["summary"];
+  EXPECT_EQ(summary["requests"]["completed"], 30);
+  EXPECT_EQ(summary["requests"]["warmup_discarded"], 4);
+  // TTFT from the intended send time of the 30 measured requests, from the shard files themselves.
+  std::vector<double> ttft, e2e;
+  for (const auto& [index, r] : shards) {
+    if (r["warmup"].get<bool>()) continue;
+    ttft.push_back(static_cast<double>(r["first_token_ns"].get<std::int64_t>() - r["intended_ns"].get<std::int64_t>()) / 1e9);
+    e2e.push_back(static_cast<double>(r["end_ns"].get<std::int64_t>() - r["intended_ns"].get<std::int64_t>()) / 1e9);
+  }
+  const auto& lat = summary["latency"]["from_intended"];
+  for (const auto& [q, key] : {std::pair{50.0, "p50_s"}, {90.0, "p90_s"}, {99.0, "p99_s"}}) {
+    EXPECT_NEAR(lat["ttft"][key].get<double>(), linear_percentile(ttft, q), 1e-12) << key;
+    EXPECT_NEAR(lat["e2e"][key].get<double>(), linear_percentile(e2e, q), 1e-12) << key;
+  }
+  // The merged records file: every record once, in index order, field for field the shards' own.
+  std::ifstream in(dir_ / "all.jsonl");
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::uint64_t> order;
+  while (std::getline(in, line)) {
+    const auto r = nlohmann::json::parse(line);
+    order.push_back(r["index"].get<std::uint64_t>());
+    EXPECT_EQ(r, shards[order.back()]);
+  }
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+  EXPECT_EQ(order.size(), shards.size());
+}
+
+TEST_F(MergeCli, AClosedLoopDividesConcurrencyRequestsAndWarmupOverTheShards) {
+  // concurrency 4, 10 requests, 3 warm-up over 3 shards: concurrency 2/1/1, requests 4/3/3, warm-up 1/1/1.
+  const std::vector<std::size_t> measured = {4, 3, 3};
+  for (int k = 0; k < 3; ++k) {
+    const CliRun r = run({"load", "--sim-fixed-step-time", "200us", "--concurrency", "4", "--requests", "10", "--warmup", "3",
+                          "--input-len", "16", "--output-len", "4", "--quiet", "--shard", std::to_string(k) + "/3",
+                          "--records", path("c" + std::to_string(k) + ".jsonl"), "--json"});
+    ASSERT_NE(r.code, 2) << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    EXPECT_THAT(doc["conditions"]["parameters"]["load"].get<std::string>(), HasSubstr(", shard " + std::to_string(k) + "/3 of it"));
+    const Records recs = read_records(dir_ / ("c" + std::to_string(k) + ".jsonl"));
+    std::size_t warm = 0;
+    for (const auto& [index, rec] : recs) {
+      EXPECT_EQ(index % 3, static_cast<std::uint64_t>(k));
+      warm += rec["warmup"].get<bool>() ? 1 : 0;
+    }
+    EXPECT_EQ(warm, 1u) << "shard " << k;
+    EXPECT_EQ(recs.size() - warm, measured[static_cast<std::size_t>(k)]) << "shard " << k;
+    EXPECT_LE(doc["result"]["client"]["max_in_flight"].get<int>(), k == 0 ? 2 : 1);
+  }
+  const CliRun m = run({"merge", path("c0.jsonl"), path("c1.jsonl"), path("c2.jsonl"), "--json"});
+  ASSERT_EQ(m.code, 0) << m.err;
+  EXPECT_EQ(nlohmann::json::parse(m.out)["result"]["summary"]["requests"]["completed"], 10);
+}
+
+TEST_F(MergeCli, MissingShardsAreSevereAndExitOne) {
+  ASSERT_NE(load("s0.jsonl", {"--shard", "0/3"}).code, 2);
+  ASSERT_NE(load("s2.jsonl", {"--shard", "2/3"}).code, 2);
+  const CliRun m = run({"merge", path("s0.jsonl"), path("s2.jsonl")});
+  EXPECT_EQ(m.code, 1) << m.err;
+  EXPECT_THAT(m.err, HasSubstr("missing-shards"));
+  EXPECT_THAT(m.err, HasSubstr("2 of the 3 shards are here; missing: 1"));
+}
+
+TEST_F(MergeCli, FilesThatAreNotSharesOfOneLoadAreOneLineErrors) {
+  ASSERT_NE(load("s0.jsonl", {"--shard", "0/2"}).code, 2);
+  ASSERT_NE(load("one.jsonl").code, 2);
+  // Another load: the fixture's flags with constant arrivals instead of Poisson (CLI11 refuses a repeated flag).
+  ASSERT_NE(load("other.jsonl", {"--shard", "1/2", "--arrival", "constant"}).code, 2);
+  ASSERT_NE(load("of3.jsonl", {"--shard", "1/3"}).code, 2);
+  for (const auto& [files, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"s0.jsonl", "s0.jsonl"}, "are both shard 0/2"},
+           {{"s0.jsonl", "one.jsonl"}, "request index 0 is also in"},
+           {{"s0.jsonl", "other.jsonl"}, "load 'open loop, 200 req/s constant' differs"},
+           {{"s0.jsonl", "of3.jsonl"}, "shard 1/3 is of another split"},
+           {{"s0.jsonl", "absent.jsonl"}, "absent.jsonl"},
+       }) {
+    std::vector<std::string> a = {"merge"};
+    for (const auto& f : files) a.push_back(path(f));
+    const CliRun m = run(a);
+    EXPECT_EQ(m.code, 2) << says;
+    EXPECT_THAT(m.err, HasSubstr(says));
+    EXPECT_EQ(std::count(m.err.begin(), m.err.end(), '\n'), 1) << m.err;
+  }
+}
+
+TEST_F(MergeCli, BadShardAndStartAtFlagsAreOneLineErrors) {
+  for (const auto& [flags, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--shard", "3/3"}, "--shard: '3/3'"},
+           {{"--shard", "1"}, "--shard: '1'"},
+           {{"--start-at", "soon"}, "--start-at: 'soon'"},
+           {{"--start-at", "1000"}, "in the past"},
+       }) {
+    const CliRun r = load("x.jsonl", flags);
+    EXPECT_EQ(r.code, 2) << says;
+    EXPECT_THAT(r.err, HasSubstr(says));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  const CliRun few = run({"load", "--sim-fixed-step-time", "200us", "--concurrency", "2", "--requests", "4", "--shard", "0/3"});
+  EXPECT_EQ(few.code, 2);
+  EXPECT_THAT(few.err, HasSubstr("--concurrency: 2 is fewer than the 3 shards"));
+}
+
+TEST_F(MergeCli, StartAtWaitsForTheGivenWallClockTime) {
+  const auto now = std::chrono::system_clock::now();
+  const double at = std::chrono::duration<double>(now.time_since_epoch()).count() + 1.5;
+  const auto t0 = std::chrono::steady_clock::now();
+  const CliRun r = load("x.jsonl", {"--start-at", fmt::format("{:.3f}", at), "--json"});
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_NE(r.code, 2) << r.err;
+  EXPECT_GE(waited, 1.4);
+  EXPECT_NEAR(nlohmann::json::parse(r.out)["conditions"]["parameters"]["start_at_unix_s"].get<double>(), at, 1e-3);
+}
+
+}  // namespace
+}  // namespace perfhound::cli
