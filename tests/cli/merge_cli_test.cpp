@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
+#include "cli/records_testing.h"
 
 namespace perfhound::cli {
 namespace {
@@ -22,28 +23,9 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-using Records = std::map<std::uint64_t, nlohmann::json>;
-
-Records read_records(const fs::path& path) {
-  std::ifstream in(path);
-  Records out;
-  std::string line;
-  std::getline(in, line);  // the header
-  while (std::getline(in, line)) {
-    auto r = nlohmann::json::parse(line);
-    out[r["index"].get<std::uint64_t>()] = r;
-  }
-  return out;
-}
-
-// numpy.percentile's default ("linear"): rank h = (n - 1) q / 100 between the two order statistics around it.
-double linear_percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double h = (static_cast<double>(v.size()) - 1) * q / 100;
-  const auto lo = static_cast<std::size_t>(std::floor(h));
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
+using testing::linear_percentile;
+using testing::read_records;
+using testing::Records;
 
 class MergeCli : public ::testing::Test {
  protected:

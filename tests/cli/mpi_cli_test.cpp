@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <nlohmann/json.hpp>
+
+#include "cli/records_testing.h"
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,28 +24,9 @@ namespace perfhound {
 namespace {
 
 namespace fs = std::filesystem;
-using Records = std::map<std::uint64_t, nlohmann::json>;
-
-Records read_records(const fs::path& path) {
-  std::ifstream in(path);
-  Records out;
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    auto r = nlohmann::json::parse(line);
-    out[r["index"].get<std::uint64_t>()] = r;
-  }
-  return out;
-}
-
-// numpy.percentile's default ("linear").
-double linear_percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double h = (static_cast<double>(v.size()) - 1) * q / 100;
-  const auto lo = static_cast<std::size_t>(std::floor(h));
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
+using testing::linear_percentile;
+using testing::read_records;
+using testing::Records;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);
