@@ -600,6 +600,25 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   // The workload is opened once here so a bad dataset fails before any target is started.
   PH_ASSIGN_OR_RETURN(const auto workload, s->make_workload());
   s->workload_description = workload->describe();
+  if (s->ranks) {
+    // Every rank builds the workload itself (a dataset file must be on every host): its description and its
+    // first prompts must be rank 0's, or the ranks would send different requests under one schedule.
+    std::string fingerprint = s->workload_description.dump();
+    const std::uint64_t n = std::min<std::uint64_t>(workload->size().value_or(64), 64);
+    std::size_t h = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const load::WorkItem item = workload->item(i);
+      h = h * 1'000'003 ^ std::hash<std::string>{}(item.prompt) ^ (static_cast<std::size_t>(item.max_tokens) << 1);
+    }
+    fingerprint += fmt::format(" {:x}", h);
+    const std::vector<std::string> all = mpi::all_gather(fingerprint);
+    for (std::size_t r = 1; r < all.size(); ++r) {
+      if (all[r] != all[0]) {
+        return core::Error{fmt::format("--dataset: rank {} built another workload than rank 0 (its file differs or is "
+                                       "missing there); give every host the same dataset", r)};
+      }
+    }
+  }
   if (f.token_ids && s->endpoint != load::ApiEndpoint::kCompletions) {
     return core::Error{"--prompt-token-ids: token ids need --endpoint completions"};
   }
