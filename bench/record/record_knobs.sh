@@ -9,6 +9,7 @@
 # time, its ratio to plain's median in the same call (and the median of the per-round ratios), the added
 # microseconds a loop kernel, and whether every trace kept the same kernels as the default's.
 #   bench/record/record_knobs.sh PERFHOUND OUTDIR          (ROUNDS, default 5; SETTINGS to pick some)
+#   SETTINGS="plain kernels kernels+memcpy kernels+memset kernels+sync kernels+marker kernels+nvtx all" bench/record/record_knobs.sh ...
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ph=${1:-build/perfhound}
@@ -29,6 +30,11 @@ declare -A env=(
 )
 # kernels: --kinds kernels (run 2026-12-04T04:58Z as PERFHOUND_RECORD_KINDS=kernels, which the flag now sets).
 declare -A flags=([kernels]="--kinds kernels" [hostbuf64]="--buffer-mb 64" [combined]="--kinds kernels --buffer-mb 64")
+# kernels+X: kernels and one kind more (--kinds kernels,X), to find which of those `kernels` leaves out costs the
+# launch path: memcpy, memset, sync, marker (the MARKER kind, NVTX not routed to CUPTI) and nvtx (MARKER and the
+# routing), so nvtx over marker is the routing alone. all: --kinds all, the default, named.
+for k in memcpy memset sync marker nvtx; do env[kernels+$k]=""; flags[kernels+$k]="--kinds kernels,$k"; done
+env[all]=""; flags[all]="--kinds all"
 settings=(${SETTINGS:-plain none devbuf32 prealloc16 pinned kernels hostbuf64 combined})
 n=${#settings[@]}
 rounds=${ROUNDS:-5}
@@ -45,17 +51,19 @@ for i in $(seq 1 "$rounds"); do
     result=$(grep -m1 '^{' <<<"$stdout")
     kept=$(sed -n "s/.*perfhound record: wrote '[^']*': \([0-9]*\) kernels.*/\1/p" <<<"$stdout")
     dropped=$(sed -n 's/.* \([0-9]*\) records dropped.*/\1/p' <<<"$stdout")
+    # Host events: with --api none, the NVTX ranges and synchronizations the trace kept (what sync and nvtx add).
+    host=$(sed -n 's/.* \([0-9]*\) host events.*/\1/p' <<<"$stdout")
     cupti=$(grep -o '"cupti_version":[0-9]*' "$out/rec.json" 2>/dev/null | head -1 | cut -d: -f2)
     # What the library said besides its banner (an attribute CUPTI refused, a knob ignored), once a setting.
     said=$(grep -v -e '^perfhound record: .* -> ' "$out/rec.err" | head -3 | tr '"\\' "'/" | tr '\n' ' ')
-    echo "{\"run\": \"$c\", \"round\": $i, \"kernels_kept\": ${kept:-null}, \"dropped\": ${dropped:-null}," \
+    echo "{\"run\": \"$c\", \"round\": $i, \"kernels_kept\": ${kept:-null}, \"host_events\": ${host:-null}, \"dropped\": ${dropped:-null}," \
          "\"cupti_version\": ${cupti:-null}, \"stderr\": \"$said\", \"result\": ${result:-null}}"
     rm -f "$out/rec.json"
   done
 done | tee "$out/knobs.jsonl"
 $py - "$out/knobs.jsonl" <<'PY'
 import json, statistics, sys
-runs, kept, dropped, said, by_round = {}, {}, {}, {}, {}
+runs, kept, host, dropped, said, by_round = {}, {}, {}, {}, {}, {}
 for line in open(sys.argv[1]):
     try:
         d = json.loads(line)
@@ -63,6 +71,7 @@ for line in open(sys.argv[1]):
         continue
     name = d["run"]
     kept.setdefault(name, []).append(d.get("kernels_kept"))
+    host.setdefault(name, []).append(d.get("host_events"))
     dropped.setdefault(name, []).append(d.get("dropped"))
     if d.get("stderr"):
         said.setdefault(name, set()).add(d["stderr"].strip())
@@ -72,7 +81,8 @@ for line in open(sys.argv[1]):
 if "plain" not in runs:
     sys.exit("record_knobs: no plain run printed a result")
 plain = statistics.median(r["loop_s"] for r in runs["plain"])
-default_kept = sorted(k for k in kept.get("none", []) if k is not None)
+# The default's kernels (the "none" setting, or "all" where the knobs are not run): every setting should keep them.
+default_kept = sorted(k for k in kept.get("none", kept.get("all", [])) if k is not None)
 for name, rs in runs.items():
     loops = sorted(r["loop_s"] for r in rs)
     med = statistics.median(loops)
@@ -88,7 +98,8 @@ for name, rs in runs.items():
     if name != "plain":
         ks = kept[name]
         row["kernels_kept"] = sorted(set(ks), key=lambda k: (k is None, k))
-        row["same_kernels_as_none"] = bool(default_kept) and all(k == default_kept[0] for k in ks)
+        row["same_kernels_as_default"] = bool(default_kept) and all(k == default_kept[0] for k in ks)
+        row["host_events"] = sorted(set(host[name]), key=lambda k: (k is None, k))
         row["dropped"] = sorted(set(dropped[name]), key=lambda k: (k is None, k))
         if name in said:
             row["stderr"] = sorted(said[name])

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/units.h"
+#include "record/record_kinds.h"
 #include "trace/importer.h"
 
 namespace perfhound::cli {
@@ -61,8 +62,15 @@ class RecordCommand final : public Command {
                    "Which GPU activity to record: all (default: kernels, copies, fills, synchronizations, NVTX "
                    "ranges); kernels: kernels alone, which on an H200 cut the recorder's cost on a launch-bound "
                    "loop from about 3 to about 1 us a kernel (bench/RESULTS.md), but copies, fills, waits and "
-                   "NVTX ranges (perfhound trace --range) are then missing")
-        ->check(CLI::IsMember({"all", "kernels"}))
+                   "NVTX ranges (perfhound trace --range) are then missing; kernels,KIND,...: kernels and the kinds "
+                   "named of memcpy, memset, sync, nvtx (NVTX ranges) and marker (CUPTI's marker kind without NVTX "
+                   "routed to it, which records nothing: a measurement), as in kernels,memcpy,nvtx")
+        ->check(CLI::Validator(
+            [](std::string& text) {
+              auto kinds = record::parse_record_kinds(text);
+              return kinds.ok() ? std::string() : kinds.error().message;
+            },
+            "KINDS"))
         ->default_val("all");
     app.add_flag("--driver-api", driver_api_,
                  "Also record driver API calls (launches a program makes through cuLaunchKernel itself, as Triton "

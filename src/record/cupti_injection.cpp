@@ -24,6 +24,7 @@
 
 #include "record/chrome_trace_writer.h"
 #include "record/cupti_names.h"
+#include "record/record_kinds.h"
 #include "record/recorded_trace.h"
 
 namespace perfhound::record {
@@ -409,16 +410,22 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     for (int i = 0; i < 2; ++i) {
       if (std::uint8_t* b = new_buffer(r.buffer_bytes)) r.free_buffers.push_back(b);
     }
-    // PERFHOUND_RECORD_KINDS=kernels (perfhound record --kinds kernels): the GPU's kernels (and the devices)
-    // alone, no copies, fills, synchronizations or NVTX ranges (nor NVTX routed to CUPTI). On an H200's
-    // launch-bound loop it cut CUPTI's added cost from about 3 to about 1 us a kernel, though that loop makes
-    // no copies, fills or waits (bench/record/record_knobs.sh, bench/RESULTS.md). Unset or "all": every kind.
-    const char* kinds = std::getenv("PERFHOUND_RECORD_KINDS");
-    const bool kernels_only = kinds != nullptr && std::strcmp(kinds, "kernels") == 0;
-    if (kinds != nullptr && !kernels_only && std::strcmp(kinds, "all") != 0) {
-      std::fprintf(stderr, "perfhound record: PERFHOUND_RECORD_KINDS=%s ignored (all or kernels)\n", kinds);
+    // PERFHOUND_RECORD_KINDS (perfhound record --kinds): "all" (or unset), every kind; "kernels", the GPU's
+    // kernels (and the devices) alone, no copies, fills, synchronizations or NVTX ranges (nor NVTX routed to
+    // CUPTI); "kernels,memcpy,..." adds kinds one by one (record/record_kinds.h). On an H200's launch-bound
+    // loop "kernels" cut CUPTI's added cost from about 3 to about 1 us a kernel, though that loop makes no
+    // copies, fills or waits; the lists measure which kind it is (bench/record/record_knobs.sh, bench/RESULTS.md).
+    RecordKinds kinds;
+    if (const char* text = std::getenv("PERFHOUND_RECORD_KINDS"); text != nullptr && *text != '\0') {
+      auto parsed = parse_record_kinds(text);
+      if (parsed.ok()) {
+        kinds = *parsed;
+      } else {
+        std::fprintf(stderr, "perfhound record: PERFHOUND_RECORD_KINDS ignored, every kind recorded: %s\n",
+                     parsed.error().message.c_str());
+      }
     }
-    if (!kernels_only) route_nvtx_to_cupti();
+    if (kinds.nvtx_routing) route_nvtx_to_cupti();
     // Every buffer this library hands CUPTI is already zero (new_buffer, buffer_completed): tell CUPTI, which
     // otherwise zeroes each one on the program's thread as it takes it, a stall on the launch path.
     set_attribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, "ZEROED_OUT_ACTIVITY_BUFFER", std::uint8_t{1});
@@ -427,15 +434,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       std::fprintf(stderr, "perfhound record: cuptiActivityRegisterCallbacks failed: no trace will be written\n");
       return;
     }
-    if (kernels_only) {
-      enable(CUPTI_ACTIVITY_KIND_DEVICE);
-      enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    } else {
-      for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                      CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER}) {
-        enable(kind);
-      }
-    }
+    enable(CUPTI_ACTIVITY_KIND_DEVICE);
+    enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (kinds.memcpy) enable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    if (kinds.memset) enable(CUPTI_ACTIVITY_KIND_MEMSET);
+    if (kinds.synchronization) enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+    if (kinds.marker) enable(CUPTI_ACTIVITY_KIND_MARKER);
     const char* api = std::getenv("PERFHOUND_RECORD_API");
     if (api != nullptr && std::strcmp(api, "none") == 0) {
       // --api none: the GPU's side only (how cheap CUPTI's kernel records alone are, measured in bench/RESULTS.md).

@@ -41,7 +41,7 @@ TEST(RecordCli, TheProgramSeesTheRecordersSettings) {
   EXPECT_EQ(run({"record", "-o", out, "--driver-api", "--buffer-mb", "2", "--", "/bin/sh", "-c", print}).code, 12);  // 1 1 2 - 100
 }
 
-// --kinds: all by default; kernels (the cheaper recording measured in bench/RESULTS.md) reaches the library.
+// --kinds: all by default; kernels (the cheaper recording measured in bench/RESULTS.md) or a list reaches the library.
 TEST(RecordCli, KindsReachTheLibrary) {
   if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
   ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
@@ -50,6 +50,8 @@ TEST(RecordCli, KindsReachTheLibrary) {
   EXPECT_EQ(run({"record", "-o", out, "--", "/bin/sh", "-c", kinds_are("all")}).code, 0);
   EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels", "--", "/bin/sh", "-c", kinds_are("kernels")}).code, 0);
   EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels", "--", "/bin/sh", "-c", kinds_are("all")}).code, 1);
+  // A list (kernels and kinds added one by one, record/record_kinds.h) reaches it as given.
+  EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels,sync,nvtx", "--", "/bin/sh", "-c", kinds_are("kernels,sync,nvtx")}).code, 0);
 }
 
 TEST(RecordCli, BadInputIsOneLineAndExitTwo) {
@@ -59,6 +61,7 @@ TEST(RecordCli, BadInputIsOneLineAndExitTwo) {
            {{"record"}, "after --"},
            {{"record", "--buffer-mb", "0", "--", "true"}, "--buffer-mb"},
            {{"record", "--kinds", "memcpy", "--", "true"}, "--kinds"},
+           {{"record", "--kinds", "kernels,copies", "--", "true"}, "'copies' is not a kind to add"},
            {{"record", "-o", "/nonexistent-folder/t.json", "--", "true"}, "-o: no folder"},
            {{"record", "--", "/nonexistent/program"}, "cannot run '/nonexistent/program'"}}) {
     const CliRun r = run(args);
