@@ -410,18 +410,17 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     for (int i = 0; i < 2; ++i) {
       if (std::uint8_t* b = new_buffer(r.buffer_bytes)) r.free_buffers.push_back(b);
     }
-    // PERFHOUND_RECORD_KINDS (perfhound record --kinds): "all" (or unset), every kind; "kernels", the GPU's
-    // kernels (and the devices) alone, no copies, fills, synchronizations or NVTX ranges (nor NVTX routed to
-    // CUPTI); "kernels,memcpy,..." adds kinds one by one (record/record_kinds.h). On an H200's launch-bound
-    // loop "kernels" cut CUPTI's added cost from about 3 to about 1 us a kernel, though that loop makes no
-    // copies, fills or waits; the lists measure which kind it is (bench/record/record_knobs.sh, bench/RESULTS.md).
+    // PERFHOUND_RECORD_KINDS (perfhound record --kinds): unset, the default (kernels, copies, fills, NVTX ranges:
+    // what perfhound trace reads); "all" adds SYNCHRONIZATION, which on an H200 cost CUPTI about 6 us on every
+    // kernel launch of a launch-bound loop; "kernels", the kernels (and the devices) alone; "kernels,memcpy,..."
+    // adds kinds one by one (record/record_kinds.h, bench/record/record_knobs.sh, bench/RESULTS.md).
     RecordKinds kinds;
     if (const char* text = std::getenv("PERFHOUND_RECORD_KINDS"); text != nullptr && *text != '\0') {
       auto parsed = parse_record_kinds(text);
       if (parsed.ok()) {
         kinds = *parsed;
       } else {
-        std::fprintf(stderr, "perfhound record: PERFHOUND_RECORD_KINDS ignored, every kind recorded: %s\n",
+        std::fprintf(stderr, "perfhound record: PERFHOUND_RECORD_KINDS ignored, the default kinds recorded: %s\n",
                      parsed.error().message.c_str());
       }
     }

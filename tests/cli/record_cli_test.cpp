@@ -41,13 +41,14 @@ TEST(RecordCli, TheProgramSeesTheRecordersSettings) {
   EXPECT_EQ(run({"record", "-o", out, "--driver-api", "--buffer-mb", "2", "--", "/bin/sh", "-c", print}).code, 12);  // 1 1 2 - 100
 }
 
-// --kinds: all by default; kernels (the cheaper recording measured in bench/RESULTS.md) or a list reaches the library.
+// --kinds: kernels,memcpy,memset,nvtx by default (all but synchronizations); all, kernels (the cheaper recording measured in bench/RESULTS.md) or a list reaches the library.
 TEST(RecordCli, KindsReachTheLibrary) {
   if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
   ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
   const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_kinds.json").string();
   const auto kinds_are = [](const std::string& kinds) { return "test \"$PERFHOUND_RECORD_KINDS\" = " + kinds; };
-  EXPECT_EQ(run({"record", "-o", out, "--", "/bin/sh", "-c", kinds_are("all")}).code, 0);
+  EXPECT_EQ(run({"record", "-o", out, "--", "/bin/sh", "-c", kinds_are("kernels,memcpy,memset,nvtx")}).code, 0);
+  EXPECT_EQ(run({"record", "-o", out, "--kinds", "all", "--", "/bin/sh", "-c", kinds_are("all")}).code, 0);
   EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels", "--", "/bin/sh", "-c", kinds_are("kernels")}).code, 0);
   EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels", "--", "/bin/sh", "-c", kinds_are("all")}).code, 1);
   // A list (kernels and kinds added one by one, record/record_kinds.h) reaches it as given.

@@ -16,9 +16,17 @@ RecordKinds kinds_of(std::string_view text) {
 }
 
 TEST(RecordKinds, AllIsEveryKindAndKernelsIsNone) {
-  EXPECT_EQ(kinds_of("all"), RecordKinds{});
   EXPECT_EQ(kinds_of("all"), (RecordKinds{true, true, true, true, true}));
   EXPECT_EQ(kinds_of("kernels"), (RecordKinds{false, false, false, false, false}));
+}
+
+// The default (no PERFHOUND_RECORD_KINDS, and perfhound record's --kinds default) is every kind but
+// SYNCHRONIZATION: copies, fills and NVTX ranges with NVTX routed to CUPTI.
+TEST(RecordKinds, TheDefaultIsAllButSynchronization) {
+  EXPECT_EQ(RecordKinds{}, (RecordKinds{.memcpy = true, .memset = true, .synchronization = false, .marker = true,
+                                        .nvtx_routing = true}));
+  EXPECT_EQ(kinds_of("kernels,memcpy,memset,nvtx"), RecordKinds{});
+  EXPECT_NE(kinds_of("all"), RecordKinds{});
 }
 
 // Each name adds one thing to kernels, so the measurement (bench/record/record_knobs.sh) can tell them apart.
@@ -34,7 +42,8 @@ TEST(RecordKinds, EachNameAddsOneKind) {
 }
 
 TEST(RecordKinds, ListsCombineInAnyOrder) {
-  EXPECT_EQ(kinds_of("kernels,memcpy,memset,sync,nvtx"), RecordKinds{});
+  EXPECT_EQ(kinds_of("kernels,memcpy,memset,sync,nvtx"), kinds_of("all"));
+  EXPECT_EQ(kinds_of("kernels,nvtx,memset,memcpy"), kinds_of("kernels,memcpy,memset,nvtx"));
   EXPECT_EQ(kinds_of("kernels,sync,memcpy"), (RecordKinds{true, false, true, false, false}));
   EXPECT_EQ(kinds_of("kernels,memcpy,memcpy"), kinds_of("kernels,memcpy"));
 }
