@@ -7,6 +7,13 @@ the loop's wall time (after a warm-up, synchronized) and the process's.
   python3 launch_heavy.py [--iters N] [--numel N] [--profile kineto.json]   # --profile: torch.profiler over the same work
   python3 launch_heavy.py --mode busy                            # bf16 4096^3 matmuls: the GPU kept busy
 
+  python3 launch_heavy.py --mode decode                          # a GPT-2-small-sized decode, eager
+
+--mode decode is a launch-heavy program as users write them: a 12-layer, 768-wide transformer decoding one token
+a step at batch 1 in eager mode (nn.Module calls, LayerNorm, Linear, SDPA over a 256-token KV cache, GELU),
+about 14 small kernels a layer, the host's Python and launch path setting the pace. It prints "kernels": null
+(counting them would take a profiler into the plain run); the recorded trace's count stands in.
+
 --mode busy is the other end for the fidelity check: a GPU-bound loop (a matmul and two elementwise kernels an
 iteration), where neither tracer's host overhead moves the GPU's busy share.
 """
@@ -20,16 +27,59 @@ PROCESS_START = time.perf_counter()
 import torch  # noqa: E402  (timed from before the import, as the process is)
 
 
+def decode_step(layers=12, width=768, heads=12, context=256, vocab=50257):
+    """A GPT-2-small-sized decoder, one token a step at batch 1, random weights, a KV cache written in place."""
+    import torch.nn.functional as F
+    torch.manual_seed(0)
+    head_dim = width // heads
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = torch.nn.LayerNorm(width), torch.nn.LayerNorm(width)
+            self.qkv, self.proj = torch.nn.Linear(width, 3 * width), torch.nn.Linear(width, width)
+            self.fc, self.fc2 = torch.nn.Linear(width, 4 * width), torch.nn.Linear(4 * width, width)
+            self.register_buffer("k", torch.randn(1, heads, context, head_dim) * 0.1)
+            self.register_buffer("v", torch.randn(1, heads, context, head_dim))
+
+        def forward(self, h, pos):
+            q, k, v = self.qkv(self.ln1(h)).view(1, 1, 3, heads, head_dim).unbind(2)  # each (1, 1, heads, head_dim)
+            self.k[:, :, pos] = k[:, 0]
+            self.v[:, :, pos] = v[:, 0]
+            a = F.scaled_dot_product_attention(q.transpose(1, 2), self.k, self.v)  # (1, heads, 1, head_dim)
+            h = h + self.proj(a.transpose(1, 2).reshape(1, 1, width))
+            return h + self.fc2(F.gelu(self.fc(self.ln2(h)), approximate="tanh"))
+
+    model = torch.nn.ModuleDict({"emb": torch.nn.Embedding(vocab, width),
+                                 "blocks": torch.nn.ModuleList(Block() for _ in range(layers)),
+                                 "ln_f": torch.nn.LayerNorm(width),
+                                 "head": torch.nn.Linear(width, vocab, bias=False)}).to("cuda", torch.bfloat16)
+    position = [0]
+
+    @torch.inference_mode()
+    def step(token):
+        pos = position[0]
+        position[0] = (pos + 1) % context
+        h = model["emb"](token).view(1, 1, width)
+        for block in model["blocks"]:
+            h = block(h, pos)
+        return model["head"](model["ln_f"](h)).view(-1).argmax().view(1)  # stays on the GPU: no sync a step
+
+    return torch.zeros(1, dtype=torch.long, device="cuda"), step
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--iters", type=int, default=20000)
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--profile", help="write torch.profiler's Chrome trace of the same work here")
-    parser.add_argument("--mode", choices=["launch", "busy"], default="launch")
+    parser.add_argument("--mode", choices=["launch", "busy", "decode"], default="launch")
     parser.add_argument("--numel", type=int, default=4096, help="launch mode: elements per tensor (larger: longer kernels)")
     args = parser.parse_args()
     if args.mode == "busy" and args.iters == parser.get_default("iters"):
         args.iters = 2000
+    if args.mode == "decode" and args.iters == parser.get_default("iters"):
+        args.iters = 200
     profiler = contextlib.nullcontext()
     if args.profile:
         activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
@@ -39,6 +89,9 @@ def main() -> None:
             x = torch.ones(args.numel, device="cuda")
             step = lambda x: x * 1.0001 + 0.5  # noqa: E731
             kernels_per_step = 2
+        elif args.mode == "decode":
+            x, step = decode_step()
+            kernels_per_step = None
         else:
             g = torch.Generator(device="cuda").manual_seed(0)
             x = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16, generator=g)
@@ -61,7 +114,8 @@ def main() -> None:
             torch.cuda.nvtx.range_pop()
     if args.profile:
         prof.export_chrome_trace(args.profile)
-    print(json.dumps({"mode": args.mode, "numel": args.numel, "iters": args.iters, "kernels": kernels_per_step * (args.iters + args.warmup),
+    kernels = None if kernels_per_step is None else kernels_per_step * (args.iters + args.warmup)
+    print(json.dumps({"mode": args.mode, "numel": args.numel, "iters": args.iters, "warmup": args.warmup, "kernels": kernels,
                       "loop_s": loop_s, "per_iter_us": loop_s / args.iters * 1e6, "checksum": float(x.flatten()[0].item()),
                       "process_s": time.perf_counter() - PROCESS_START}))
 

@@ -10,6 +10,10 @@
 # microseconds a loop kernel, and whether every trace kept the same kernels as the default's.
 #   bench/record/record_knobs.sh PERFHOUND OUTDIR          (ROUNDS, default 5; SETTINGS to pick some)
 #   SETTINGS="plain kernels kernels+memcpy kernels+memset kernels+sync kernels+marker kernels+nvtx all" bench/record/record_knobs.sh ...
+# A setting written API/KINDS runs `--api API --kinds KINDS` (e.g. all/all, all/kernels,memcpy,memset,nvtx,
+# none/kernels): the default recording against the old one and the cheapest. PROGRAM_ARGS go to launch_heavy.py
+# (e.g. "--mode decode --iters 1000"); where the program does not count its kernels ("kernels": null), the
+# median kept-kernel count of the recorded runs that keep every kernel stands in, scaled to the loop's share.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ph=${1:-build/perfhound}
@@ -42,12 +46,17 @@ for i in $(seq 1 "$rounds"); do
   for j in $(seq 0 $((n - 1))); do
     c=${settings[$(( (i + j) % n ))]}
     if [ "$c" = plain ]; then
-      result=$("${pin[@]}" $py bench/record/launch_heavy.py | grep -m1 '^{')
+      result=$("${pin[@]}" $py bench/record/launch_heavy.py ${PROGRAM_ARGS:-} | grep -m1 '^{')
       echo "{\"run\": \"plain\", \"round\": $i, \"result\": ${result:-null}}"
       continue
     fi
-    stdout=$(env ${env[$c]} "${pin[@]}" $ph record --api none ${flags[$c]:-} -o "$out/rec.json" -- \
-             $py bench/record/launch_heavy.py 2>"$out/rec.err")
+    if [[ $c == */* ]]; then
+      setting_env="" setting_flags="--api ${c%%/*} --kinds ${c#*/}"
+    else
+      setting_env=${env[$c]} setting_flags="--api none ${flags[$c]:-}"
+    fi
+    stdout=$(env $setting_env "${pin[@]}" $ph record $setting_flags -o "$out/rec.json" -- \
+             $py bench/record/launch_heavy.py ${PROGRAM_ARGS:-} 2>"$out/rec.err")
     result=$(grep -m1 '^{' <<<"$stdout")
     kept=$(sed -n "s/.*perfhound record: wrote '[^']*': \([0-9]*\) kernels.*/\1/p" <<<"$stdout")
     dropped=$(sed -n 's/.* \([0-9]*\) records dropped.*/\1/p' <<<"$stdout")
@@ -81,12 +90,20 @@ for line in open(sys.argv[1]):
 if "plain" not in runs:
     sys.exit("record_knobs: no plain run printed a result")
 plain = statistics.median(r["loop_s"] for r in runs["plain"])
-# The default's kernels (the "none" setting, or "all" where the knobs are not run): every setting should keep them.
-default_kept = sorted(k for k in kept.get("none", kept.get("all", [])) if k is not None)
+# The default's kernels (the "none" setting, or "all", or the first recorded setting where neither runs): every
+# setting should keep them.
+first = next((k for k in kept if k not in ("none", "all")), None)
+default_kept = sorted(k for k in kept.get("none", kept.get("all", kept.get(first, []))) if k is not None)
+# A program that does not count its kernels: the recorded runs' median kept count (every setting keeps the
+# kernels), which includes the warm-up's and the setup's, so scaled by iters / (iters + warm-up) below.
+all_kept = sorted(k for ks in kept.values() for k in ks if k is not None)
 for name, rs in runs.items():
     loops = sorted(r["loop_s"] for r in rs)
     med = statistics.median(loops)
-    kernels = rs[0]["kernels"] * rs[0]["iters"] / (rs[0]["iters"] + 200)  # the loop's, without the warm-up's
+    counted = rs[0]["kernels"] if rs[0]["kernels"] is not None else (statistics.median(all_kept) if all_kept else None)
+    if counted is None:
+        sys.exit("record_knobs: the program counts no kernels and no recorded run kept any")
+    kernels = counted * rs[0]["iters"] / (rs[0]["iters"] + rs[0].get("warmup", 200))  # the loop's, without the warm-up's
     row = {"setting": name, "rounds": len(loops), "median_loop_s": round(med, 4), "min_s": round(loops[0], 4),
            "max_s": round(loops[-1], 4), "vs_plain": round(med / plain, 3),
            "added_us_per_kernel": round((med - plain) / kernels * 1e6, 3), "plain_us_per_kernel": round(plain / kernels * 1e6, 3)}
