@@ -71,7 +71,7 @@ class RecordCommand final : public Command {
               return kinds.ok() ? std::string() : kinds.error().message;
             },
             "KINDS"))
-        ->default_val("kernels,memcpy,memset,nvtx");
+        ->default_val(record::kDefaultRecordKinds);
     app.add_flag("--driver-api", driver_api_,
                  "Also record driver API calls (launches a program makes through cuLaunchKernel itself, as Triton "
                  "does); off by default: CUPTI then records every driver call the runtime makes, which costs time");
@@ -195,7 +195,7 @@ class RecordCommand final : public Command {
   int buffer_mb_ = 8;
   bool driver_api_ = false;
   std::string api_ = "all";
-  std::string kinds_ = "kernels,memcpy,memset,nvtx";
+  std::string kinds_ = record::kDefaultRecordKinds;
 };
 
 }  // namespace

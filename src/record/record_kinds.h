@@ -17,16 +17,19 @@
 namespace perfhound::record {
 
 struct RecordKinds {
-  bool memcpy = true;           // CUPTI_ACTIVITY_KIND_MEMCPY: copies
-  bool memset = true;           // CUPTI_ACTIVITY_KIND_MEMSET: fills
+  bool memcpy = true;            // CUPTI_ACTIVITY_KIND_MEMCPY: copies
+  bool memset = true;            // CUPTI_ACTIVITY_KIND_MEMSET: fills
   bool synchronization = false;  // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: stream, event and context waits (all)
-  bool marker = true;           // CUPTI_ACTIVITY_KIND_MARKER: NVTX ranges, as CUPTI turns them into records
+  bool marker = true;            // CUPTI_ACTIVITY_KIND_MARKER: NVTX ranges, as CUPTI turns them into records
   // NVTX_INJECTION64_PATH pointed at CUPTI, so the program's NVTX calls reach CUPTI at all. Only with `marker`:
   // CUPTI sees NVTX calls only through it, and without MARKER it would be handed them and record none.
   bool nvtx_routing = true;
 
   bool operator==(const RecordKinds&) const = default;
 };
+
+// The default written as a setting (perfhound record's --kinds default): it parses to RecordKinds{}.
+inline constexpr const char* kDefaultRecordKinds = "kernels,memcpy,memset,nvtx";
 
 // The kinds a setting names, or an error that quotes it. "nvtx" is the NVTX ranges in full (MARKER and the routing);
 // "marker" is the MARKER kind alone, which records nothing without the routing and is there to measure the two apart.

@@ -26,6 +26,7 @@ TEST(RecordKinds, TheDefaultIsAllButSynchronization) {
   EXPECT_EQ(RecordKinds{}, (RecordKinds{.memcpy = true, .memset = true, .synchronization = false, .marker = true,
                                         .nvtx_routing = true}));
   EXPECT_EQ(kinds_of("kernels,memcpy,memset,nvtx"), RecordKinds{});
+  EXPECT_STREQ(kDefaultRecordKinds, "kernels,memcpy,memset,nvtx");
   EXPECT_NE(kinds_of("all"), RecordKinds{});
 }
 
