@@ -2,9 +2,10 @@
 # Everything issue 9 asks to see on a GPU, in one device call, over the .devbin/ bundle (bench/device_bundle.sh):
 # the GPU tests, the perfhound::bench examples (and compare on two runs of one), perfhound probe beside
 # PyTorch, perfhound record's overhead and fidelity. Logs and JSON land in $OUT (at most 8 files).
-#   OUT=... bench/device_run.sh [tests] [examples] [probe] [record]     (no step named: all four)
+# windows: perfhound record's cost on the decoder measured inside one process (bench/record/record_windows.sh).
+#   OUT=... bench/device_run.sh [tests] [examples] [probe] [record] [windows]     (no step named: all five)
 set -uo pipefail
-steps=" ${*:-tests examples probe record} "
+steps=" ${*:-tests examples probe record windows} "
 want() { [[ $steps == *" $1 "* ]]; }
 cd "$(dirname "$0")/.."
 D=$PWD/.devbin
@@ -21,6 +22,7 @@ if want tests; then
 step GPU tests
 (cd tests && timeout 120 "$D/probe_gpu_test" --gtest_brief=1; echo "probe_gpu_test exit $?")
 (cd tests && timeout 90 "$D/gpu_bench_gpu_test"; echo "gpu_bench_gpu_test exit $?")
+(cd tests && timeout 90 "$D/record_gpu_test"; echo "record_gpu_test exit $?")
 fi
 
 if want examples; then
@@ -40,4 +42,10 @@ fi
 if want record; then
 step perfhound record
 ROUNDS=${ROUNDS:-5} timeout ${RECORD_TIMEOUT:-540} bench/record/record_device.sh "$D/perfhound" /tmp/rec; echo "record_device exit $?"
+fi
+
+if want windows; then
+step perfhound record inside one process
+ROUNDS=${WINDOW_ROUNDS:-3} timeout ${WINDOWS_TIMEOUT:-400} bench/record/record_windows.sh "$D/perfhound" /tmp/win
+echo "record_windows exit $?"; cp /tmp/win/windows.jsonl "$OUT/" 2>/dev/null
 fi

@@ -72,6 +72,13 @@ class RecordCommand final : public Command {
             },
             "KINDS"))
         ->default_val(record::kDefaultRecordKinds);
+    app.add_option("--capture-range", capture_range_,
+                   "What part of the run to record: none (default), the whole run; cudaProfilerApi, as nsys -c "
+                   "cudaProfilerApi: only between the program's cudaProfilerStart and cudaProfilerStop "
+                   "(torch.cuda.profiler.start()/stop()), every such window into one trace, so the rest runs "
+                   "without the recorder's cost")
+        ->check(CLI::IsMember({"none", "cudaProfilerApi"}))
+        ->default_val("none");
     app.add_flag("--driver-api", driver_api_,
                  "Also record driver API calls (launches a program makes through cuLaunchKernel itself, as Triton "
                  "does); off by default: CUPTI then records every driver call the runtime makes, which costs time");
@@ -127,6 +134,7 @@ class RecordCommand final : public Command {
       ::setenv("PERFHOUND_RECORD_DRIVER_API", driver_api_ ? "1" : "0", 1);
       ::setenv("PERFHOUND_RECORD_API", api_.c_str(), 1);
       ::setenv("PERFHOUND_RECORD_KINDS", kinds_.c_str(), 1);
+      ::setenv("PERFHOUND_RECORD_CAPTURE_RANGE", capture_range_.c_str(), 1);
       std::vector<char*> argv;
       for (auto& a : command_) argv.push_back(a.data());
       argv.push_back(nullptr);
@@ -165,15 +173,20 @@ class RecordCommand final : public Command {
                                   timeline.error().message);
       return code;
     }
-    // The writer puts its own count of what CUPTI had no buffer for in the metadata, before the events.
-    std::int64_t dropped = 0;
+    // The writer puts its own count of what CUPTI had no buffer for, and of the capture windows, in the metadata,
+    // before the events.
+    std::int64_t dropped = 0, windows = -1;
     if (std::FILE* f = std::fopen(output.c_str(), "rb")) {
       char head[4096] = {};
       const std::size_t n = std::fread(head, 1, sizeof(head) - 1, f);
       std::fclose(f);
       const std::string_view text(head, n);
-      const std::size_t at = text.find("\"dropped_records\":");
-      if (at != std::string_view::npos) dropped = std::strtoll(head + at + 18, nullptr, 10);
+      const auto number_after = [&](std::string_view key, std::int64_t absent) {
+        const std::size_t at = text.find(key);
+        return at == std::string_view::npos ? absent : std::strtoll(head + at + key.size(), nullptr, 10);
+      };
+      dropped = number_after("\"dropped_records\":", 0);
+      windows = number_after("\"capture_windows\":", -1);
     }
     std::size_t kernels = 0, copies = 0, fills = 0;
     for (const auto& g : timeline->gpu) {
@@ -181,11 +194,17 @@ class RecordCommand final : public Command {
       copies += g.kind == trace::GpuKind::kMemcpy;
       fills += g.kind == trace::GpuKind::kMemset;
     }
-    *context.out << fmt::format("perfhound record: wrote '{}': {} kernels, {} copies, {} fills, {} host events, {} GPU(s); "
+    std::string window_note;
+    if (windows == 0) {
+      window_note = " in no capture window: the program never called cudaProfilerStart (--capture-range cudaProfilerApi)";
+    } else if (windows > 0) {
+      window_note = fmt::format(" in {} capture window(s) (cudaProfilerStart to cudaProfilerStop)", windows);
+    }
+    *context.out << fmt::format("perfhound record: wrote '{}': {} kernels, {} copies, {} fills, {} host events, {} GPU(s){}; "
                                 "{} records dropped (no CUPTI buffer free); the program exited {} after {}\n"
                                 "next: perfhound trace {}\n",
-                                output, kernels, copies, fills, timeline->host.size(), timeline->info.devices.size(), dropped,
-                                code, core::format_duration_ns(wall_s * 1e9), output_);
+                                output, kernels, copies, fills, timeline->host.size(), timeline->info.devices.size(),
+                                window_note, dropped, code, core::format_duration_ns(wall_s * 1e9), output_);
     return code;
   }
 
@@ -196,6 +215,7 @@ class RecordCommand final : public Command {
   bool driver_api_ = false;
   std::string api_ = "all";
   std::string kinds_ = record::kDefaultRecordKinds;
+  std::string capture_range_ = "none";
 };
 
 }  // namespace

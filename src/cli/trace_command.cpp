@@ -10,6 +10,7 @@
 #include "core/conditions.h"
 #include "core/diagnostics.h"
 #include "core/units.h"
+#include "record/recorded_trace.h"
 #include "report/json_document.h"
 #include "report/table_writer.h"
 #include "report/trace_report_writer.h"
@@ -51,12 +52,30 @@ void fill_conditions(core::Conditions& c, const trace::Timeline& t) {
   c.set("window_s", core::ns_to_seconds(t.window_end_ns - t.window_start_ns));
 }
 
-nlohmann::ordered_json import_diagnostics(const trace::Timeline& t) {
+// What the analysis of `t` (the whole trace, or the --range window) should be read with: categories left out,
+// and several --capture-range windows in one span.
+std::vector<core::Diagnostic> trace_diagnostics(const trace::Timeline& t) {
   std::vector<core::Diagnostic> diagnostics;
   for (const auto& [category, count] : t.stats.unknown_categories) {
     diagnostics.push_back({&core::kUnknownCategory, fmt::format("{} events of category '{}' were not imported", count, category)});
   }
-  return core::diagnostics_to_json(diagnostics);
+  std::size_t windows = 0;
+  for (const auto& h : t.host) {
+    windows += h.kind == trace::HostKind::kUserAnnotation && t.name(h.name) == record::kCaptureWindowRangeName;
+  }
+  if (windows > 1) {
+    diagnostics.push_back({&core::kCaptureWindows, fmt::format("'{}' holds {} capture windows", t.info.source, windows)});
+  }
+  return diagnostics;
+}
+
+// Warnings go to stderr as well as into the JSON; notes (severity info) only into the JSON.
+void print_warnings(const Context& context, const std::vector<core::Diagnostic>& diagnostics) {
+  std::vector<core::Diagnostic> warnings;
+  for (const auto& d : diagnostics) {
+    if (d.kind->severity != core::Severity::kInfo) warnings.push_back(d);
+  }
+  print_diagnostics(context, warnings);
 }
 
 std::string import_summary(const trace::Timeline& t) {
@@ -138,8 +157,10 @@ class TraceCommand final : public Command {
       *context.err << fmt::format("perfhound trace: wrote the annotated trace to '{}' (open it in ui.perfetto.dev)\n",
                                   annotate_path_);
     }
+    const std::vector<core::Diagnostic> diagnostics = trace_diagnostics(timeline);
+    print_warnings(context, diagnostics);
     const auto document = report::make_json_document("trace", conditions, trace::to_json(analysis, static_cast<std::size_t>(longest_gaps_)),
-                                                     import_diagnostics(timeline));
+                                                     core::diagnostics_to_json(diagnostics));
     std::string text = report::render_trace_report(timeline, analysis, {static_cast<std::size_t>(longest_gaps_)});
     text += import_summary(timeline);
     if (window) {
@@ -185,7 +206,9 @@ class TraceCommand final : public Command {
       r["rank"] = summaries.back().rank;
       r["analysis"] = trace::to_json(analysis, static_cast<std::size_t>(longest_gaps_));
       per_rank.push_back(std::move(r));
-      for (auto& d : import_diagnostics(*timeline)) diagnostics.push_back(std::move(d));
+      const std::vector<core::Diagnostic> rank_diagnostics = trace_diagnostics(*timeline);
+      print_warnings(context, rank_diagnostics);
+      for (auto& d : core::diagnostics_to_json(rank_diagnostics)) diagnostics.push_back(std::move(d));
       verdicts += fmt::format("  rank {}: {}\n", summaries.back().rank, analysis.verdict.summary);
     }
     for (std::size_t i = 0; i < summaries.size(); ++i) {

@@ -43,6 +43,14 @@ inline constexpr DiagnosticKind kUnknownCategory{
     "events of a category perfhound does not read were counted and left out of the analysis",
     "none needed unless that category is GPU work (e.g. another accelerator's): then it is not in the verdict"};
 
+// perfhound record --capture-range records only between the program's cudaProfilerStart and Stop: whatever ran
+// between two windows is missing from the trace, and an analysis over both reads that stretch as an idle GPU.
+inline constexpr DiagnosticKind kCaptureWindows{
+    "capture-windows", Severity::kWarning,
+    "the analyzed span holds several capture windows (perfhound record --capture-range): the time between them "
+    "was not recorded and counts as idle GPU time",
+    "analyze one window at a time: --range 'perfhound capture window' --range-index N"};
+
 // A measurement faster than the chip's roof is a wrong input, not a fast kernel.
 inline constexpr DiagnosticKind kBeatsTheRoof{
     "beats-the-roof", Severity::kSevere,

@@ -63,6 +63,10 @@ void write_chrome_trace(const RecordedTrace& t, std::string& out) {
   head["displayTimeUnit"] = "ms";
   head["traceName"] = t.command;
   head["perfhound_record"] = {{"dropped_records", t.dropped_records}};
+  if (t.capture_windows >= 0) {
+    head["perfhound_record"]["capture_range"] = "cudaProfilerApi";
+    head["perfhound_record"]["capture_windows"] = t.capture_windows;
+  }
   std::string h = head.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   h.pop_back();  // the closing brace: traceEvents follows
   out += h;

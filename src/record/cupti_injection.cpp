@@ -8,6 +8,8 @@
 #include <cupti.h>
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -50,7 +52,20 @@ struct Recorder {
   std::map<std::uint32_t, std::string_view> fill_names;
   std::unordered_map<std::string, std::string_view> range_names;
   std::unordered_map<std::uint32_t, RangeRecord> open_ranges;  // NVTX start markers by id, until their end
+  // What is recorded (from the environment at start): turned on once, or at each capture window's start.
+  RecordKinds kinds;
+  std::string api = "all";  // all, classified or none (perfhound record --api)
+  bool driver_api = false;
+  std::vector<CUpti_CallbackId> classified_calls;  // --api classified: the runtime calls turned on one by one
+  // --capture-range cudaProfilerApi: recording only between cudaProfilerStart and cudaProfilerStop. capture_mutex
+  // orders the program's start and stop calls; the open window's range and the flag change under mutex.
+  std::mutex capture_mutex;
+  std::atomic<bool> capturing{false};
+  // The open window: its start time and the thread that opened it. Each window becomes a range, so
+  // `perfhound trace --range` reads one alone.
+  RangeRecord window;
 };
+
 
 Recorder& recorder() {
   static Recorder* r = new Recorder;  // never destroyed: exit handlers and CUPTI's thread may still use it
@@ -246,7 +261,14 @@ void write_trace(bool final) {
   if (final && r.written.exchange(true)) return;
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard lock(r.mutex);
+  // A window the program left open (no cudaProfilerStop before exit or the signal) ends here, in this write only.
+  const bool open_window = r.capturing.load();
+  if (open_window) {
+    r.trace.ranges.push_back(r.window);
+    cuptiGetTimestamp(&r.trace.ranges.back().end_ns);
+  }
   const core::Status status = write_chrome_trace_file(r.trace, r.output);
+  if (open_window) r.trace.ranges.pop_back();
   if (!status.ok()) std::fprintf(stderr, "perfhound record: %s\n", status.error().message.c_str());
 }
 
@@ -300,13 +322,14 @@ void route_nvtx_to_cupti() {
   }
 }
 
-bool enable(CUpti_ActivityKind kind) {
-  const CUptiResult result = cuptiActivityEnable(kind);
+// An activity kind turned on (or off), a refusal said on one stderr line.
+bool enable(CUpti_ActivityKind kind, bool on = true) {
+  const CUptiResult result = on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind);
   if (result == CUPTI_SUCCESS) return true;
   const char* message = nullptr;
   cuptiGetResultString(result, &message);
-  std::fprintf(stderr, "perfhound record: CUPTI activity kind %d not enabled: %s\n", static_cast<int>(kind),
-               message != nullptr ? message : "unknown error");
+  std::fprintf(stderr, "perfhound record: CUPTI activity kind %d not %s: %s\n", static_cast<int>(kind),
+               on ? "enabled" : "disabled", message != nullptr ? message : "unknown error");
   return false;
 }
 
@@ -367,20 +390,116 @@ void apply_device_buffer_settings() {
 
 // --api classified: runtime records only for the calls the timeline analysis reads, one callback id at a
 // time. Any refusal falls back to every runtime call, so a trace never silently loses its launches.
-void enable_classified_runtime_calls() {
-  int enabled = 0;
+// The fallback is kept (r.api becomes "all"), so a capture window's end turns off what its start turned on.
+void enable_classified_runtime_calls(Recorder& r) {
+  r.classified_calls.clear();
   for (CUpti_CallbackId cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
     const char* name = nullptr;
     if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
     if (!runtime_call_classified(without_version_suffix(name))) continue;
     if (cuptiActivityEnableRuntimeApi(cbid, 1) != CUPTI_SUCCESS) {
       std::fprintf(stderr, "perfhound record: CUPTI refused to record %s alone; recording every runtime call\n", name);
+      for (const CUpti_CallbackId on : r.classified_calls) cuptiActivityEnableRuntimeApi(on, 0);
+      r.api = "all";
       enable(CUPTI_ACTIVITY_KIND_RUNTIME);
       return;
     }
-    ++enabled;
+    r.classified_calls.push_back(cbid);
   }
-  if (enabled == 0) enable(CUPTI_ACTIVITY_KIND_RUNTIME);
+  if (r.classified_calls.empty()) {
+    r.api = "all";
+    enable(CUPTI_ACTIVITY_KIND_RUNTIME);
+  }
+}
+
+// Everything the settings record, on (the whole run: at start; --capture-range: at each cudaProfilerStart) or
+// off (at each cudaProfilerStop). Devices are on from the start either way: CUPTI reports them once.
+void record_activity(Recorder& r, bool on) {
+  enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, on);
+  if (r.kinds.memcpy) enable(CUPTI_ACTIVITY_KIND_MEMCPY, on);
+  if (r.kinds.memset) enable(CUPTI_ACTIVITY_KIND_MEMSET, on);
+  if (r.kinds.synchronization) enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, on);
+  if (r.kinds.marker) enable(CUPTI_ACTIVITY_KIND_MARKER, on);
+  if (r.api == "none") {
+    // --api none: the GPU's side only (how cheap CUPTI's kernel records alone are, measured in bench/RESULTS.md).
+  } else if (r.api == "classified" && on) {
+    enable_classified_runtime_calls(r);
+  } else if (r.api == "classified") {
+    for (const CUpti_CallbackId cbid : r.classified_calls) cuptiActivityEnableRuntimeApi(cbid, 0);
+  } else {
+    enable(CUPTI_ACTIVITY_KIND_RUNTIME, on);
+  }
+  if (r.driver_api) enable(CUPTI_ACTIVITY_KIND_DRIVER, on);
+}
+
+// The calling thread's id as CUPTI writes it into its records (pthread_self by default, gettid where the type
+// is SYSTEM), so a window's range lands on the same row as the thread's API calls and NVTX ranges.
+std::uint32_t cupti_thread_id() {
+  CUpti_ActivityThreadIdType type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
+  cuptiGetThreadIdType(&type);
+  if (type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) return static_cast<std::uint32_t>(::syscall(SYS_gettid));
+  return static_cast<std::uint32_t>(::pthread_self());
+}
+
+// --capture-range cudaProfilerApi: a window opens as cudaProfilerStart (cuProfilerStart underneath) returns and
+// closes as cudaProfilerStop is entered, so neither call's own cost, nor what CUPTI does to turn the kinds on,
+// lands in the window. Both the runtime's and the driver's call are watched (a program may call either; the
+// runtime's reaches the driver's, which the flag makes harmless); a start inside a window, or a stop outside
+// one, changes nothing, as the calls themselves are documented to behave. Kernels still running at a stop keep
+// their records: CUPTI took them at launch.
+void CUPTIAPI on_profiler_call(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  const auto* call = static_cast<const CUpti_CallbackData*>(data);
+  const bool start = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
+                                                           : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart;
+  if (start != (call->callbackSite == CUPTI_API_EXIT)) return;  // a start acts on its exit, a stop on its entry
+  Recorder& r = recorder();
+  std::lock_guard lock(r.capture_mutex);
+  if (r.capturing.load() == start) return;
+  if (start) record_activity(r, true);
+  std::uint64_t now = 0;
+  cuptiGetTimestamp(&now);
+  {
+    // The window's range and the flag change together under the trace's lock, so a snapshot (write_trace) sees
+    // a window either open or closed, never lost between the two nor written twice.
+    std::lock_guard trace_lock(r.mutex);
+    if (start) {
+      r.window = {kCaptureWindowRangeName, now, 0, static_cast<std::uint32_t>(::getpid()), cupti_thread_id()};
+      ++r.trace.capture_windows;
+    } else {
+      r.trace.ranges.push_back(r.window);
+      r.trace.ranges.back().end_ns = now;
+    }
+    r.capturing.store(start);
+  }
+  if (!start) record_activity(r, false);
+}
+
+// Watches the four profiler calls; false (said on stderr) where CUPTI takes no callback subscriber, as when the
+// program runs another CUPTI tool (torch.profiler's kineto subscribes too).
+bool watch_profiler_calls() {
+  CUpti_SubscriberHandle subscriber{};
+  const CUptiResult result = cuptiSubscribe(&subscriber, on_profiler_call, nullptr);
+  if (result != CUPTI_SUCCESS) {
+    const char* message = nullptr;
+    cuptiGetResultString(result, &message);
+    std::fprintf(stderr, "perfhound record: --capture-range cudaProfilerApi needs CUPTI's callbacks, which refused (%s): "
+                 "recording the whole run instead\n", message != nullptr ? message : "unknown error");
+    return false;
+  }
+  const std::pair<CUpti_CallbackDomain, CUpti_CallbackId> calls[] = {
+      {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000},
+      {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000},
+      {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart},
+      {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop}};
+  for (const auto& [domain, cbid] : calls) {
+    if (cuptiEnableCallback(1, subscriber, domain, cbid) != CUPTI_SUCCESS) {
+      std::fprintf(stderr, "perfhound record: CUPTI refused the callback for profiler call %u: recording the whole run instead\n",
+                   static_cast<unsigned>(cbid));
+      cuptiUnsubscribe(subscriber);
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -414,17 +533,16 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     // what perfhound trace reads); "all" adds SYNCHRONIZATION, which on an H200 cost CUPTI about 6 us on every
     // kernel launch of a launch-bound loop; "kernels", the kernels (and the devices) alone; "kernels,memcpy,..."
     // adds kinds one by one (record/record_kinds.h, bench/record/record_knobs.sh, bench/RESULTS.md).
-    RecordKinds kinds;
     if (const char* text = std::getenv("PERFHOUND_RECORD_KINDS"); text != nullptr && *text != '\0') {
       auto parsed = parse_record_kinds(text);
       if (parsed.ok()) {
-        kinds = *parsed;
+        r.kinds = *parsed;
       } else {
         std::fprintf(stderr, "perfhound record: PERFHOUND_RECORD_KINDS ignored, the default kinds recorded: %s\n",
                      parsed.error().message.c_str());
       }
     }
-    if (kinds.nvtx_routing) route_nvtx_to_cupti();
+    if (r.kinds.nvtx_routing) route_nvtx_to_cupti();
     // Every buffer this library hands CUPTI is already zero (new_buffer, buffer_completed): tell CUPTI, which
     // otherwise zeroes each one on the program's thread as it takes it, a stall on the launch path.
     set_attribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, "ZEROED_OUT_ACTIVITY_BUFFER", std::uint8_t{1});
@@ -434,24 +552,21 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       return;
     }
     enable(CUPTI_ACTIVITY_KIND_DEVICE);
-    enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (kinds.memcpy) enable(CUPTI_ACTIVITY_KIND_MEMCPY);
-    if (kinds.memset) enable(CUPTI_ACTIVITY_KIND_MEMSET);
-    if (kinds.synchronization) enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
-    if (kinds.marker) enable(CUPTI_ACTIVITY_KIND_MARKER);
-    const char* api = std::getenv("PERFHOUND_RECORD_API");
-    if (api != nullptr && std::strcmp(api, "none") == 0) {
-      // --api none: the GPU's side only (how cheap CUPTI's kernel records alone are, measured in bench/RESULTS.md).
-    } else if (api != nullptr && std::strcmp(api, "classified") == 0) {
-      enable_classified_runtime_calls();
-    } else {
-      enable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    if (const char* api = std::getenv("PERFHOUND_RECORD_API"); api != nullptr && (std::strcmp(api, "none") == 0 ||
+                                                                               std::strcmp(api, "classified") == 0)) {
+      r.api = api;
     }
     // Driver API records are opt-in (perfhound record --driver-api): a program's own driver calls (Triton's
     // launches) are rare, and on the H200 the runtime's launches brought no driver launch records (the same
     // 323,243 host events kept, on or off), so off by default loses nothing measured there.
     const char* driver = std::getenv("PERFHOUND_RECORD_DRIVER_API");
-    if (driver != nullptr && std::strcmp(driver, "1") == 0) enable(CUPTI_ACTIVITY_KIND_DRIVER);
+    r.driver_api = driver != nullptr && std::strcmp(driver, "1") == 0;
+    const char* capture = std::getenv("PERFHOUND_RECORD_CAPTURE_RANGE");
+    if (capture != nullptr && std::strcmp(capture, "cudaProfilerApi") == 0 && watch_profiler_calls()) {
+      r.trace.capture_windows = 0;  // nothing recorded until the program's first cudaProfilerStart
+    } else {
+      record_activity(r, true);
+    }
     uint32_t version = 0;
     if (cuptiGetVersion(&version) == CUPTI_SUCCESS) r.trace.cupti_version = static_cast<int>(version);
     std::atexit(write_final_trace);

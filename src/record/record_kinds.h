@@ -40,7 +40,7 @@ inline core::Result<RecordKinds> parse_record_kinds(std::string_view text) {
     std::string message = "'";
     message.append(text).append("': ");
     if (!item.empty()) message.append("'").append(item).append("' ");
-    message.append(why).append(" (all, or kernels followed by any of ,memcpy ,memset ,sync ,marker ,nvtx, as in kernels,memcpy)");
+    message.append(why).append(" (give all, or kernels with any of memcpy, memset, sync, marker and nvtx after it, comma-separated: kernels,memcpy,nvtx)");
     return core::Error{std::move(message)};
   };
   RecordKinds kinds{false, false, false, false, false};

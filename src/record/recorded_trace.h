@@ -13,6 +13,10 @@
 
 namespace perfhound::record {
 
+// The range each --capture-range window becomes (on the thread that opened it), and the name `perfhound trace`
+// looks for to warn that the time between windows was not recorded.
+inline constexpr std::string_view kCaptureWindowRangeName = "perfhound capture window";
+
 enum class GpuKind { kKernel, kMemcpy, kMemset };
 
 struct GpuRecord {
@@ -68,6 +72,9 @@ struct RecordedTrace {
   std::deque<std::string> storage;  // names built here (copy names); a deque keeps views into it valid
   std::uint64_t dropped_records = 0;  // CUPTI's count of records it had no buffer for
   std::string command;                // what was recorded, for the trace's metadata
+  // perfhound record --capture-range cudaProfilerApi: how many cudaProfilerStart..Stop windows were recorded
+  // (the trace holds only what ran inside them); -1: the whole run was recorded.
+  int capture_windows = -1;
   int cuda_runtime_version = 0, cuda_driver_version = 0, cupti_version = 0;
 };
 

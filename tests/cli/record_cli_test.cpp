@@ -41,18 +41,32 @@ TEST(RecordCli, TheProgramSeesTheRecordersSettings) {
   EXPECT_EQ(run({"record", "-o", out, "--driver-api", "--buffer-mb", "2", "--", "/bin/sh", "-c", print}).code, 12);  // 1 1 2 - 100
 }
 
+// A shell test that exits 0 where the environment variable `name` the library reads is `value`.
+std::string variable_is(const std::string& name, const std::string& value) { return "test \"$" + name + "\" = " + value; }
+
 // --kinds: kernels,memcpy,memset,nvtx by default (all but synchronizations); all, kernels (the cheaper recording measured in bench/RESULTS.md) or a list reaches the library.
 TEST(RecordCli, KindsReachTheLibrary) {
   if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
   ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
   const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_kinds.json").string();
-  const auto kinds_are = [](const std::string& kinds) { return "test \"$PERFHOUND_RECORD_KINDS\" = " + kinds; };
+  const auto kinds_are = [](const std::string& kinds) { return variable_is("PERFHOUND_RECORD_KINDS", kinds); };
   EXPECT_EQ(run({"record", "-o", out, "--", "/bin/sh", "-c", kinds_are("kernels,memcpy,memset,nvtx")}).code, 0);
   EXPECT_EQ(run({"record", "-o", out, "--kinds", "all", "--", "/bin/sh", "-c", kinds_are("all")}).code, 0);
   EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels", "--", "/bin/sh", "-c", kinds_are("kernels")}).code, 0);
   EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels", "--", "/bin/sh", "-c", kinds_are("all")}).code, 1);
   // A list (kernels and kinds added one by one, record/record_kinds.h) reaches it as given.
   EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels,sync,nvtx", "--", "/bin/sh", "-c", kinds_are("kernels,sync,nvtx")}).code, 0);
+}
+
+// --capture-range: none (the whole run) by default; cudaProfilerApi reaches the library as nsys spells it.
+TEST(RecordCli, CaptureRangeReachesTheLibrary) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_capture.json").string();
+  const auto range_is = [](const std::string& range) { return variable_is("PERFHOUND_RECORD_CAPTURE_RANGE", range); };
+  EXPECT_EQ(run({"record", "-o", out, "--", "/bin/sh", "-c", range_is("none")}).code, 0);
+  EXPECT_EQ(run({"record", "-o", out, "--capture-range", "cudaProfilerApi", "--", "/bin/sh", "-c", range_is("cudaProfilerApi")}).code, 0);
+  EXPECT_EQ(run({"record", "-o", out, "--capture-range", "cudaProfilerApi", "--", "/bin/sh", "-c", range_is("none")}).code, 1);
 }
 
 TEST(RecordCli, BadInputIsOneLineAndExitTwo) {
@@ -63,6 +77,8 @@ TEST(RecordCli, BadInputIsOneLineAndExitTwo) {
            {{"record", "--buffer-mb", "0", "--", "true"}, "--buffer-mb"},
            {{"record", "--kinds", "memcpy", "--", "true"}, "--kinds"},
            {{"record", "--kinds", "kernels,copies", "--", "true"}, "'copies' is not a kind to add"},
+           {{"record", "--kinds", "kernels,copies", "--", "true"}, "any of memcpy, memset, sync, marker and nvtx"},
+           {{"record", "--capture-range", "nvtx", "--", "true"}, "--capture-range"},
            {{"record", "-o", "/nonexistent-folder/t.json", "--", "true"}, "-o: no folder"},
            {{"record", "--", "/nonexistent/program"}, "cannot run '/nonexistent/program'"}}) {
     const CliRun r = run(args);

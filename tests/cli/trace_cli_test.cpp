@@ -181,6 +181,32 @@ TEST_F(TraceCliTest, AnnotateWritesTheAnnotatedTrace) {
 
 // ---- bad input
 
+// A perfhound record --capture-range trace: two 1 ms windows 10 ms apart, a 0.5 ms kernel in each. Over both,
+// the unrecorded 9 ms between them reads as idle (1 ms busy of 11 ms), which the capture-windows warning says,
+// on stderr and in the JSON; one window alone is half busy (0.5 of 1 ms) and has nothing to warn of.
+TEST_F(TraceCliTest, SeveralCaptureWindowsAreWarnedOf) {
+  const std::string windows = write("windows.json", R"({"traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "perfhound capture window", "pid": 1, "tid": 1, "ts": 0.000, "dur": 1000.000},
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 100.000, "dur": 500.000},
+  {"ph": "X", "cat": "user_annotation", "name": "perfhound capture window", "pid": 1, "tid": 1, "ts": 10000.000, "dur": 1000.000},
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10100.000, "dur": 500.000}
+]})");
+  const CliRun both = run({"trace", windows, "--json"});
+  ASSERT_EQ(both.code, 0) << both.err;
+  EXPECT_THAT(both.err, HasSubstr("[capture-windows]: '" + windows + "' holds 2 capture windows"));
+  EXPECT_EQ(std::count(both.err.begin(), both.err.end(), '\n'), 1) << both.err;
+  const auto whole = nlohmann::json::parse(both.out);
+  EXPECT_EQ(whole["diagnostics"][0]["id"], "capture-windows");
+  EXPECT_NEAR(whole["result"]["utilization"]["devices"][0]["window_busy_ratio"].get<double>(), 1.0 / 11.0, 1e-9);
+
+  const CliRun one = run({"trace", windows, "--range", "perfhound capture window", "--range-index", "2", "--json"});
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_TRUE(one.err.empty()) << one.err;
+  const auto window = nlohmann::json::parse(one.out);
+  EXPECT_TRUE(window["diagnostics"].empty());
+  EXPECT_NEAR(window["result"]["utilization"]["devices"][0]["window_busy_ratio"].get<double>(), 0.5, 1e-9);
+}
+
 TEST_F(TraceCliTest, TruncatedJson) {
   const std::string text = gunzip(kEager);
   ASSERT_GT(text.size(), 1000u);

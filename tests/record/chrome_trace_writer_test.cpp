@@ -98,6 +98,25 @@ TEST(ChromeTraceWriter, AnEmptyRecordingIsStillValidJson) {
   EXPECT_TRUE(doc["traceEvents"].empty());
 }
 
+// A windowed recording says so (and how many windows), so nobody reads its idle stretches as the program's; a
+// whole-run recording carries neither key.
+TEST(ChromeTraceWriter, ACaptureRangeRecordingNamesItsWindows) {
+  RecordedTrace t;
+  std::string whole;
+  write_chrome_trace(t, whole);
+  EXPECT_FALSE(nlohmann::json::parse(whole)["perfhound_record"].contains("capture_windows"));
+  t.capture_windows = 3;
+  std::string windowed;
+  write_chrome_trace(t, windowed);
+  const auto doc = nlohmann::json::parse(windowed);
+  EXPECT_EQ(doc["perfhound_record"]["capture_range"], "cudaProfilerApi");
+  EXPECT_EQ(doc["perfhound_record"]["capture_windows"], 3);
+  t.capture_windows = 0;  // the program never opened one: still said, as 0
+  std::string none;
+  write_chrome_trace(t, none);
+  EXPECT_EQ(nlohmann::json::parse(none)["perfhound_record"]["capture_windows"], 0);
+}
+
 TEST(ChromeTraceWriter, AnUnwritableFolderIsAnErrorNamingThePath) {
   const core::Status s = write_chrome_trace_file(RecordedTrace{}, "/nonexistent-folder/t.json");
   ASSERT_FALSE(s.ok());
