@@ -16,10 +16,23 @@ about 14 small kernels a layer, the host's Python and launch path setting the pa
 
 --mode busy is the other end for the fidelity check: a GPU-bound loop (a matmul and two elementwise kernels an
 iteration), where neither tracer's host overhead moves the GPU's busy share.
+
+  python3 launch_heavy.py --mode decode --alternate 50            # recorded and unrecorded blocks in one process
+  perfhound record --capture-range cudaProfilerApi -- python3 launch_heavy.py --mode decode --alternate 50
+
+--alternate BLOCK measures a tracer's cost inside one process, where between processes the decoder's plain time
+alone spreads +-28% (bench/RESULTS.md): after the warm-up the timed steps run in pairs of BLOCK-step blocks, one
+inside a window (cudaProfilerStart .. cudaProfilerStop, which `perfhound record --capture-range cudaProfilerApi`
+records and leaves the rest alone; or, with --window-tracer torch, a torch.profiler session) and one outside,
+the order swapped every pair (ABBA) so neither side always runs first. Each block is synchronized and timed on its
+own; the window is opened before the clock starts and closed after it stops, so turning the tracer on and off is
+not counted. Under no tracer (plain) the two sides are the same work and their ratio is the control. The JSON line
+then carries every block's time ("window_s", "outside_s"), the pairs' ratios and their median.
 """
 import argparse
 import contextlib
 import json
+import statistics
 import time
 
 PROCESS_START = time.perf_counter()
@@ -68,6 +81,46 @@ def decode_step(layers=12, width=768, heads=12, context=256, vocab=50257):
     return torch.zeros(1, dtype=torch.long, device="cuda"), step
 
 
+def cuda_profiler_window():
+    """cudaProfilerStart .. cudaProfilerStop around a block; their return codes are ignored, as with no tool attached
+    the calls do nothing and torch.cuda.profiler.start() would raise on an error code a driver may give then."""
+    cudart = torch.cuda.cudart()
+
+    @contextlib.contextmanager
+    def window():
+        cudart.cudaProfilerStart()
+        try:
+            yield
+        finally:
+            cudart.cudaProfilerStop()
+    return window
+
+
+def torch_profiler_window():
+    """A torch.profiler session (CPU and CUDA activities) around a block; its trace is built on exit, off the clock."""
+    activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    return lambda: torch.profiler.profile(activities=activities)
+
+
+def alternate(step, x, iters, block, window, gap_s):
+    """iters steps as pairs of block-step blocks, one inside window() and one outside, in ABBA order; each block
+    synchronized and timed alone. Returns the last x and the two lists of block times in seconds, pair by pair."""
+    inside, outside = [], []
+    for pair in range(iters // (2 * block)):
+        for windowed in ((True, False) if pair % 2 == 0 else (False, True)):
+            with window() if windowed else contextlib.nullcontext():
+                start = time.perf_counter()
+                for _ in range(block):
+                    x = step(x)
+                torch.cuda.synchronize()
+                elapsed = time.perf_counter() - start
+            (inside if windowed else outside).append(elapsed)
+            # A pause between blocks, so what a tracer still does for a window (CUPTI's thread converting a full
+            # buffer) overlaps the pause rather than the next block.
+            time.sleep(gap_s)
+    return x, inside, outside
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--iters", type=int, default=20000)
@@ -75,7 +128,14 @@ def main() -> None:
     parser.add_argument("--profile", help="write torch.profiler's Chrome trace of the same work here")
     parser.add_argument("--mode", choices=["launch", "busy", "decode"], default="launch")
     parser.add_argument("--numel", type=int, default=4096, help="launch mode: elements per tensor (larger: longer kernels)")
+    parser.add_argument("--alternate", type=int, metavar="BLOCK",
+                        help="time the steps as pairs of BLOCK-step blocks, one inside a tracer window, one outside")
+    parser.add_argument("--window-tracer", choices=["cuda-profiler", "torch"], default="cuda-profiler",
+                        help="--alternate: what opens a window (cudaProfilerStart/Stop, or a torch.profiler session)")
+    parser.add_argument("--gap-ms", type=float, default=20.0, help="--alternate: pause after each block")
     args = parser.parse_args()
+    if args.alternate is not None and (args.alternate < 1 or args.iters < 2 * args.alternate or args.profile):
+        parser.error("--alternate BLOCK needs 1 <= BLOCK <= iters / 2 and no --profile")
     if args.mode == "busy" and args.iters == parser.get_default("iters"):
         args.iters = 2000
     if args.mode == "decode" and args.iters == parser.get_default("iters"):
@@ -101,6 +161,17 @@ def main() -> None:
         for _ in range(args.warmup):
             x = step(x)
         torch.cuda.synchronize()
+        if args.alternate is not None:
+            window = cuda_profiler_window() if args.window_tracer == "cuda-profiler" else torch_profiler_window()
+            x, inside, outside = alternate(step, x, args.iters, args.alternate, window, args.gap_ms / 1000)
+            ratios = [a / b for a, b in zip(inside, outside)]
+            print(json.dumps({"mode": args.mode, "numel": args.numel, "iters": len(inside + outside) * args.alternate,
+                              "warmup": args.warmup, "block": args.alternate, "window_tracer": args.window_tracer,
+                              "kernels_per_block": None if kernels_per_step is None else kernels_per_step * args.alternate,
+                              "window_s": inside, "outside_s": outside, "median_ratio": statistics.median(ratios),
+                              "window_slower_pairs": sum(r > 1 for r in ratios), "pairs": len(ratios),
+                              "checksum": float(x.flatten()[0].item()), "process_s": time.perf_counter() - PROCESS_START}))
+            return
         # The loop as a range both tracers see: NVTX for perfhound record (CUPTI's markers), record_function
         # for torch.profiler (which does not record NVTX); `perfhound trace --range loop` reads either.
         loop_range = torch.profiler.record_function("loop") if args.profile else contextlib.nullcontext()

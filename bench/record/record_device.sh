@@ -59,12 +59,19 @@ if [[ $parts == *" overhead "* ]]; then
   overhead launch16M 3 "plain all" --numel 16777216
   overhead busy 3 "plain all" --mode busy
 fi
-# Fidelity on both ends: the launch-bound loop above and a GPU-bound one (--mode busy).
-[[ $parts == *" fidelity "* ]] && for mode in launch busy; do
-  $ph record -o "$out/recorded_$mode.json" -- $py bench/record/launch_heavy.py --mode $mode > "$out/record_stdout.txt" 2>&1
-  cat "$out/record_stdout.txt"
-  $py bench/record/launch_heavy.py --mode $mode --profile "$out/kineto_$mode.json" 2>/dev/null
-  for t in recorded_$mode kineto_$mode; do
+# Fidelity on both ends: the launch-bound loop above and a GPU-bound one (--mode busy); FIDELITY_MODES picks
+# others (decode), FIDELITY_APIS records each with several --api settings (default: all), FIDELITY_ARGS go to
+# every run of the program (e.g. --iters 300).
+[[ $parts == *" fidelity "* ]] && for mode in ${FIDELITY_MODES:-launch busy}; do
+  recorded=()
+  for api in ${FIDELITY_APIS:-all}; do
+    $ph record --api $api -o "$out/recorded_${mode}_$api.json" -- $py bench/record/launch_heavy.py --mode $mode \
+      ${FIDELITY_ARGS:-} > "$out/record_stdout.txt" 2>&1
+    cat "$out/record_stdout.txt"
+    recorded+=(recorded_${mode}_$api)
+  done
+  $py bench/record/launch_heavy.py --mode $mode ${FIDELITY_ARGS:-} --profile "$out/kineto_$mode.json" 2>/dev/null
+  for t in "${recorded[@]}" kineto_$mode; do
     # The whole trace, then the "loop" range alone (the steady state, without start-up).
     for window in whole loop; do
       range=(); [ "$window" = loop ] && range=(--range loop)
