@@ -55,7 +55,9 @@ class RecordCommand final : public Command {
     app.add_option("--api", api_,
                    "Which runtime calls to record: all (default); classified: only those perfhound trace reads "
                    "(launches, copies, fills, synchronizations), fewer records for CUPTI to write; none: the GPU's "
-                   "activity alone (kernels, copies, NVTX), the least overhead, but no launches to attribute host time to")
+                   "activity alone (kernels, copies, NVTX), the least overhead, but no launches to attribute host time "
+                   "to. Unless none, the driver calls that launch, copy, fill or wait are recorded too: libraries "
+                   "(cuBLASLt, cuDNN, Triton) launch their kernels through the driver")
         ->check(CLI::IsMember({"all", "classified", "none"}))
         ->default_val("all");
     app.add_option("--kinds", kinds_,
@@ -80,8 +82,8 @@ class RecordCommand final : public Command {
         ->check(CLI::IsMember({"none", "cudaProfilerApi"}))
         ->default_val("none");
     app.add_flag("--driver-api", driver_api_,
-                 "Also record driver API calls (launches a program makes through cuLaunchKernel itself, as Triton "
-                 "does); off by default: CUPTI then records every driver call the runtime makes, which costs time");
+                 "Record every driver API call, not only those that launch, copy, fill or wait (which are "
+                 "recorded anyway unless --api none); every call costs the program time");
   }
 
   core::Result<int> run(const Context& context) override {

@@ -55,8 +55,13 @@ struct Recorder {
   // What is recorded (from the environment at start): turned on once, or at each capture window's start.
   RecordKinds kinds;
   std::string api = "all";  // all, classified or none (perfhound record --api)
-  bool driver_api = false;
-  std::vector<CUpti_CallbackId> classified_calls;  // --api classified: the runtime calls turned on one by one
+  bool driver_api = false;  // --driver-api: every driver call, not only the classified ones
+  // The calls record_activity turns on one by one (cupti_names.h runtime_call_classified, driver_call_classified),
+  // looked up once at start: a capture window's start re-enables the ids without walking CUPTI's name tables.
+  std::vector<CUpti_CallbackId> classified_runtime_calls, classified_driver_calls;
+  // False once CUPTI refused a call one by one: that domain's whole kind is recorded from then on (kept, so a
+  // capture window's end turns off what its start turned on).
+  bool runtime_by_call = true, driver_by_call = true;
   // --capture-range cudaProfilerApi: recording only between cudaProfilerStart and cudaProfilerStop. capture_mutex
   // orders the program's start and stop calls; the open window's range and the flag change under mutex.
   std::mutex capture_mutex;
@@ -93,16 +98,6 @@ std::string_view api_name(Recorder& r, CUpti_CallbackDomain domain, CUpti_Callba
   std::string_view view = "(unknown API)";
   if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr) view = without_version_suffix(name);
   return r.api_names.emplace(key, view).first->second;
-}
-
-// Driver calls the runtime makes on its own are not reported; the ones a program (Triton, CUDA graphs) makes
-// directly are. Kept: launches, copies, fills and waits, the calls a timeline is read for.
-bool driver_call_kept(std::string_view name) {
-  for (std::string_view prefix : {"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset", "cuStreamSynchronize",
-                                  "cuCtxSynchronize", "cuEventSynchronize", "cuStreamWaitEvent"}) {
-    if (name.starts_with(prefix)) return true;
-  }
-  return false;
 }
 
 void convert(Recorder& r, const CUpti_Activity* a) {
@@ -169,7 +164,8 @@ void convert(Recorder& r, const CUpti_Activity* a) {
       ApiRecord rec;
       rec.domain = runtime ? ApiDomain::kRuntime : ApiDomain::kDriver;
       rec.name = api_name(r, runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, api->cbid);
-      if (!runtime && !driver_call_kept(rec.name)) break;
+      // Where CUPTI refused the driver calls one by one and records them all, only the classified are kept.
+      if (!runtime && !r.driver_api && !driver_call_classified(rec.name)) break;
       rec.start_ns = api->start;
       rec.end_ns = api->end;
       rec.process = api->processId;
@@ -388,28 +384,38 @@ void apply_device_buffer_settings() {
   }
 }
 
-// --api classified: runtime records only for the calls the timeline analysis reads, one callback id at a
-// time. Any refusal falls back to every runtime call, so a trace never silently loses its launches.
-// The fallback is kept (r.api becomes "all"), so a capture window's end turns off what its start turned on.
-void enable_classified_runtime_calls(Recorder& r) {
-  r.classified_calls.clear();
-  for (CUpti_CallbackId cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
+// The callback ids of one API domain (ids 1 .. size-1) whose names, without the version suffix, `classified`
+// accepts.
+std::vector<CUpti_CallbackId> classified_calls(CUpti_CallbackDomain domain, CUpti_CallbackId size,
+                                               bool (*classified)(std::string_view)) {
+  std::vector<CUpti_CallbackId> ids;
+  for (CUpti_CallbackId cbid = 1; cbid < size; ++cbid) {
     const char* name = nullptr;
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
-    if (!runtime_call_classified(without_version_suffix(name))) continue;
-    if (cuptiActivityEnableRuntimeApi(cbid, 1) != CUPTI_SUCCESS) {
-      std::fprintf(stderr, "perfhound record: CUPTI refused to record %s alone; recording every runtime call\n", name);
-      for (const CUpti_CallbackId on : r.classified_calls) cuptiActivityEnableRuntimeApi(on, 0);
-      r.api = "all";
-      enable(CUPTI_ACTIVITY_KIND_RUNTIME);
-      return;
+    if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+    if (classified(without_version_suffix(name))) ids.push_back(cbid);
+  }
+  return ids;
+}
+
+// Records of the calls `ids` of one API kind (RUNTIME or DRIVER) on or off one by one. Where CUPTI refuses one
+// (or there are none), the whole kind instead, from then on (*by_call false), so a trace never silently loses
+// its launches: the runtime's are then all recorded, the driver's filtered by convert().
+void enable_calls(CUpti_ActivityKind kind, const std::vector<CUpti_CallbackId>& ids, bool* by_call, bool on) {
+  const auto set = kind == CUPTI_ACTIVITY_KIND_RUNTIME ? cuptiActivityEnableRuntimeApi : cuptiActivityEnableDriverApi;
+  if (*by_call && ids.empty()) *by_call = false;
+  if (*by_call) {
+    for (const CUpti_CallbackId cbid : ids) {
+      if (set(cbid, on ? 1 : 0) == CUPTI_SUCCESS || !on) continue;
+      std::fprintf(stderr, "perfhound record: CUPTI refused to record %s call %u alone; recording every %s call\n",
+                   kind == CUPTI_ACTIVITY_KIND_RUNTIME ? "runtime" : "driver", static_cast<unsigned>(cbid),
+                   kind == CUPTI_ACTIVITY_KIND_RUNTIME ? "runtime" : "driver");
+      for (const CUpti_CallbackId off : ids) set(off, 0);
+      *by_call = false;
+      break;
     }
-    r.classified_calls.push_back(cbid);
+    if (*by_call) return;
   }
-  if (r.classified_calls.empty()) {
-    r.api = "all";
-    enable(CUPTI_ACTIVITY_KIND_RUNTIME);
-  }
+  enable(kind, on);
 }
 
 // Everything the settings record, on (the whole run: at start; --capture-range: at each cudaProfilerStart) or
@@ -420,16 +426,17 @@ void record_activity(Recorder& r, bool on) {
   if (r.kinds.memset) enable(CUPTI_ACTIVITY_KIND_MEMSET, on);
   if (r.kinds.synchronization) enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, on);
   if (r.kinds.marker) enable(CUPTI_ACTIVITY_KIND_MARKER, on);
-  if (r.api == "none") {
-    // --api none: the GPU's side only (how cheap CUPTI's kernel records alone are, measured in bench/RESULTS.md).
-  } else if (r.api == "classified" && on) {
-    enable_classified_runtime_calls(r);
-  } else if (r.api == "classified") {
-    for (const CUpti_CallbackId cbid : r.classified_calls) cuptiActivityEnableRuntimeApi(cbid, 0);
-  } else {
+  // --api none: the GPU's side only (how cheap CUPTI's kernel records alone are, measured in bench/RESULTS.md).
+  if (r.api == "classified") {
+    enable_calls(CUPTI_ACTIVITY_KIND_RUNTIME, r.classified_runtime_calls, &r.runtime_by_call, on);
+  } else if (r.api == "all") {
     enable(CUPTI_ACTIVITY_KIND_RUNTIME, on);
   }
-  if (r.driver_api) enable(CUPTI_ACTIVITY_KIND_DRIVER, on);
+  if (r.driver_api) {
+    enable(CUPTI_ACTIVITY_KIND_DRIVER, on);
+  } else if (r.api != "none") {
+    enable_calls(CUPTI_ACTIVITY_KIND_DRIVER, r.classified_driver_calls, &r.driver_by_call, on);
+  }
 }
 
 // The calling thread's id as CUPTI writes it into its records (pthread_self by default, gettid where the type
@@ -556,11 +563,14 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
                                                                                std::strcmp(api, "classified") == 0)) {
       r.api = api;
     }
-    // Driver API records are opt-in (perfhound record --driver-api): a program's own driver calls (Triton's
-    // launches) are rare, and on the H200 the runtime's launches brought no driver launch records (the same
-    // 323,243 host events kept, on or off), so off by default loses nothing measured there.
+    // Every driver call is opt-in (perfhound record --driver-api); by default only the classified ones, which is
+    // how cuBLASLt's, cuDNN's and Triton's kernels keep their launch calls (cupti_names.h driver_call_classified).
     const char* driver = std::getenv("PERFHOUND_RECORD_DRIVER_API");
     r.driver_api = driver != nullptr && std::strcmp(driver, "1") == 0;
+    r.classified_runtime_calls =
+        classified_calls(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, runtime_call_classified);
+    r.classified_driver_calls =
+        classified_calls(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, driver_call_classified);
     const char* capture = std::getenv("PERFHOUND_RECORD_CAPTURE_RANGE");
     if (capture != nullptr && std::strcmp(capture, "cudaProfilerApi") == 0 && watch_profiler_calls()) {
       r.trace.capture_windows = 0;  // nothing recorded until the program's first cudaProfilerStart

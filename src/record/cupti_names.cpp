@@ -51,4 +51,19 @@ bool runtime_call_classified(std::string_view name) {
   return false;
 }
 
+bool driver_call_classified(std::string_view name) {
+  // The per-thread default stream variants (cuStreamSynchronize_ptsz, cuMemcpy_ptds) are the same calls.
+  for (std::string_view suffix : {"_ptsz", "_ptds"}) {
+    if (name.ends_with(suffix)) name.remove_suffix(suffix.size());
+  }
+  for (std::string_view prefix : {"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset"}) {
+    if (name.starts_with(prefix)) return true;
+  }
+  for (std::string_view exact : {"cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cuStreamWaitEvent",
+                                 "cuMemFree", "cuMemFreeHost"}) {
+    if (name == exact) return true;
+  }
+  return false;
+}
+
 }  // namespace perfhound::record

@@ -26,4 +26,12 @@ std::string_view without_version_suffix(std::string_view api_name);
 // several a PyTorch kernel) are left out. tests/record/cupti_names_test.cpp holds the two lists together.
 bool runtime_call_classified(std::string_view name);
 
+// The driver calls perfhound record keeps (unless --driver-api asks for all): the ones that submit or wait for
+// GPU work (launches, graph launches, copies, fills, synchronizations and waits, the frees that synchronize).
+// Libraries launch through the driver themselves: cuBLASLt's and cuDNN's kernels come from cuLaunchKernelEx
+// (1,800 of a PyTorch decoder's 4,801 kernels on an H100), Triton's from cuLaunchKernel; without these records
+// those kernels have no launch call in the trace. The driver calls the runtime makes underneath its own
+// (cudaLaunchKernel's) are not reported by CUPTI as driver records, so nothing is recorded twice.
+bool driver_call_classified(std::string_view name);
+
 }  // namespace perfhound::record

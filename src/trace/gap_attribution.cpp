@@ -277,14 +277,14 @@ GapAttribution gap_attribution(const Timeline& timeline) {
     DeviceGapAttribution d;
     d.device = device;
     const auto busy = busy_intervals(timeline, device);
-    std::vector<bool> launched_during;  // per interior gap, for the API-only launch-path rule
+    std::vector<Submission> submitted;  // per interior gap, for the API-only launch-path rule
     for (const auto& g : idle_gaps(busy, active_span(timeline, device), window)) {
       switch (g.position) {
         case GapPosition::kInterior: {
           const Submission s = submission_of(timeline, device, g, launch_end_by_correlation);
           d.gaps.push_back({g.start_ns, g.end_ns,
                             s == Submission::kBefore ? HostCategory::kQueued : HostCategory::kNothingRecorded, {}});
-          launched_during.push_back(s == Submission::kDuring);
+          submitted.push_back(s);
           break;
         }
         case GapPosition::kLeading:
@@ -293,15 +293,20 @@ GapAttribution gap_attribution(const Timeline& timeline) {
       }
     }
     split_gaps(resolved, d.gaps);
-    if (has_api_calls && !has_framework_ops) {
-      for (std::size_t i = 0; i < d.gaps.size(); ++i) {
-        AttributedGap& g = d.gaps[i];
-        const std::int64_t unrecorded = g.ns_by_category[static_cast<std::size_t>(HostCategory::kNothingRecorded)];
-        if (!launched_during[i] || g.dur_ns() >= kLaunchPathGapNs || unrecorded == 0) continue;
-        count_unrecorded_as_launch(g);
-        d.launch_path_inferred_ns += unrecorded;
-        ++d.launch_path_inferred_gaps;
+    for (std::size_t i = 0; has_api_calls && i < d.gaps.size(); ++i) {
+      AttributedGap& g = d.gaps[i];
+      if (submitted[i] == Submission::kUnknown) {
+        d.launch_unknown_ns += g.dur_ns();
+        ++d.launch_unknown_gaps;
       }
+      const std::int64_t unrecorded = g.ns_by_category[static_cast<std::size_t>(HostCategory::kNothingRecorded)];
+      if (has_framework_ops || submitted[i] != Submission::kDuring || g.dur_ns() >= kLaunchPathGapNs ||
+          unrecorded == 0) {
+        continue;
+      }
+      count_unrecorded_as_launch(g);
+      d.launch_path_inferred_ns += unrecorded;
+      ++d.launch_path_inferred_gaps;
     }
 
     for (const auto& g : d.gaps) {
@@ -364,6 +369,7 @@ nlohmann::ordered_json to_json(const GapAttribution& result, std::size_t longest
     jd["launch_path_inferred"] = {{"threshold_s", core::ns_to_seconds(kLaunchPathGapNs)},
                                   {"gap_count", d.launch_path_inferred_gaps},
                                   {"idle_s", core::ns_to_seconds(d.launch_path_inferred_ns)}};
+    jd["launch_unknown"] = {{"gap_count", d.launch_unknown_gaps}, {"idle_s", core::ns_to_seconds(d.launch_unknown_ns)}};
 
     std::vector<const AttributedGap*> order;
     order.reserve(d.gaps.size());

@@ -138,6 +138,12 @@ struct DeviceGapAttribution {
   // API-only traces: unrecorded host time counted as launch by the kLaunchPathGapNs rule (in categories[kLaunch]).
   std::int64_t launch_path_inferred_ns = 0;
   std::uint64_t launch_path_inferred_gaps = 0;
+  // Traces with API calls: gaps ended by GPU work whose launch call is not in the trace (no API event with its
+  // correlation id), so neither the queued test nor the launch-path rule can read them. Libraries launch through
+  // the driver (cuBLASLt's and cuDNN's cuLaunchKernelEx, Triton's cuLaunchKernel): a trace of runtime calls only
+  // loses those launches. 0 in a trace without API calls, where no launch is known at all.
+  std::int64_t launch_unknown_ns = 0;
+  std::uint64_t launch_unknown_gaps = 0;
   std::vector<AttributedGap> gaps;    // interior gaps in time order
 };
 

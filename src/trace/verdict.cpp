@@ -53,6 +53,9 @@ const CommunicationStats* communication_of(const Communication& c, std::int32_t 
 constexpr double kProfilerNoteShare = 0.01;
 // Below this share of the idle time a host state is noise in the one-line split.
 constexpr double kSplitLineMinShare = 0.001;
+// The share of idle time in gaps ended by work with no launch call in the trace above which the evidence says
+// so: below it the unattributed part cannot change the verdict's idle cause.
+constexpr double kLaunchUnknownNoteShare = 0.10;
 // Idle before the first and after the last GPU activity worth a note: a tenth of the window changes the
 // whole-window busy ratio enough that a reader comparing it with nvidia-smi needs to know why.
 constexpr double kOutsideSpanNoteShare = 0.10;
@@ -210,6 +213,14 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
         "with a launch made during them is host time between launch calls the trace cannot see, counted as launch",
         format_duration_ns(static_cast<double>(g->launch_path_inferred_ns)), g->launch_path_inferred_gaps,
         format_duration_ns(static_cast<double>(kLaunchPathGapNs))));
+  }
+  if (g != nullptr && core::ratio_or_zero(g->launch_unknown_ns, g->idle_ns) >= kLaunchUnknownNoteShare) {
+    v.evidence.push_back(fmt::format(
+        "{} of idle time ({}) is in {} gaps ended by work whose launch call is not in the trace (libraries launch "
+        "through the driver: cuBLASLt, cuDNN, Triton), so what the host was doing cannot be tied to it; record the "
+        "driver's launch calls too (perfhound record does unless --api none; nsys --trace=cuda)",
+        format_duration_ns(static_cast<double>(g->launch_unknown_ns)),
+        format_percent(core::ratio_or_zero(g->launch_unknown_ns, g->idle_ns)), g->launch_unknown_gaps));
   }
   if (!also_comm.empty()) v.evidence.push_back(also_comm);
   if (g != nullptr) {

@@ -30,8 +30,8 @@ TEST(RecordCli, AProgramWithoutCudaWritesNoTraceAndKeepsItsExitCode) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
-// What the injection library is told, seen by the program it is injected into: the driver API is recorded only
-// with --driver-api.
+// What the injection library is told, seen by the program it is injected into: every driver call is recorded
+// only with --driver-api.
 TEST(RecordCli, TheProgramSeesTheRecordersSettings) {
   if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
   ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);

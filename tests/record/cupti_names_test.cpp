@@ -47,5 +47,26 @@ TEST(CuptiNames, ClassifiedRuntimeCallsAreTheOnesTheTraceAnalysisReads) {
   }
 }
 
+// The driver's: the calls that submit or wait for GPU work (the cu* rows of kHostRules, which the analysis reads),
+// including the per-thread-stream variants CUPTI names with _ptsz/_ptds; not the frequent bookkeeping calls.
+TEST(CuptiNames, ClassifiedDriverCallsAreTheOnesThatSubmitOrWait) {
+  for (const char* name : {"cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel", "cuGraphLaunch",
+                           "cuMemcpyAsync", "cuMemcpyHtoDAsync", "cuMemcpyDtoH", "cuMemsetD8Async", "cuMemsetD32Async",
+                           "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cuStreamWaitEvent",
+                           "cuMemFree", "cuMemFreeHost"}) {
+    EXPECT_TRUE(driver_call_classified(name)) << name;
+    EXPECT_TRUE(trace::classify_host_event(trace::HostKind::kDriver, name, false).has_value()) << name;
+  }
+  for (const char* name : {"cuLaunchKernel_ptsz", "cuStreamSynchronize_ptsz", "cuMemcpyHtoD_v2_ptds"}) {
+    EXPECT_TRUE(driver_call_classified(without_version_suffix(name))) << name;
+  }
+  for (const char* name : {"cuCtxGetCurrent", "cuCtxSetCurrent", "cuModuleGetFunction", "cuFuncGetAttribute",
+                           "cuPointerGetAttribute", "cuEventRecord", "cuMemAlloc", "cuDevicePrimaryCtxRetain",
+                           "cuStreamSynchronizeX"}) {
+    EXPECT_FALSE(driver_call_classified(name)) << name;
+    EXPECT_FALSE(trace::classify_host_event(trace::HostKind::kDriver, name, false).has_value()) << name;
+  }
+}
+
 }  // namespace
 }  // namespace perfhound::record

@@ -1,6 +1,7 @@
-// perfhound record on a GPU (label gpu): record_windows_program's 53 kernels in five phases, recorded whole and
+// perfhound record on a GPU (label gpu): record_windows_program's 56 kernels in six phases, recorded whole and
 // with --capture-range cudaProfilerApi, read back by perfhound trace's importer. The expected counts are the
-// program's own (5 + 7 + 11 + 13 + 17 launches; phases 1 and 3 inside the windows), not the recorder's output.
+// program's own (5 + 7 + 11 + 13 + 17 launches through the runtime, 3 through the driver's cuLaunchKernel;
+// phases 1 and 3 inside the windows), not the recorder's output.
 // Skipped where the program finds no CUDA device (it exits 77). The binaries are found beside this test (the
 // device bundle, bench/device_bundle.sh) or in the build tree; $PERFHOUND_BIN overrides perfhound's.
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <cstdint>
 #include <map>
 #include <sstream>
 #include <string>
@@ -80,9 +82,43 @@ TEST_F(RecordGpu, TheWholeRunKeepsEveryKernel) {
   std::string metadata;
   int windows = -1;
   const auto phases = kernels_by_phase(record("", "perfhound_record_gpu_whole.json"), &metadata, &windows);
-  EXPECT_EQ(phases, (std::map<int, int>{{0, 5}, {1, 7}, {2, 11}, {3, 13}, {4, 17}}));
+  EXPECT_EQ(phases, (std::map<int, int>{{0, 5}, {1, 7}, {2, 11}, {3, 13}, {4, 17}, {5, 3}}));
   EXPECT_EQ(metadata.find("capture_windows"), std::string::npos);
   EXPECT_EQ(windows, 0);
+}
+
+// Every kernel keeps its launch call (the API record with its correlation id), phase 5's the driver's
+// cuLaunchKernel, as cuBLASLt's and cuDNN's kernels keep cuLaunchKernelEx: with the default and with --api
+// classified. --api none records no API call at all.
+TEST_F(RecordGpu, DriverLaunchesKeepTheirLaunchCall) {
+  for (const std::string flags : {"", "--api classified"}) {
+    auto timeline = trace::import_trace(record(flags, "perfhound_record_gpu_driver.json"));
+    ASSERT_TRUE(timeline.ok()) << timeline.error().message;
+    std::map<std::int64_t, std::string> launch_by_correlation;
+    for (const auto& h : timeline->host) {
+      if (h.kind == trace::HostKind::kRuntime || h.kind == trace::HostKind::kDriver) {
+        launch_by_correlation[h.correlation] = (h.kind == trace::HostKind::kDriver ? "driver " : "runtime ") +
+                                               std::string(timeline->name(h.name));
+      }
+    }
+    int kernels = 0;
+    std::map<std::string, int> launches;
+    for (const auto& g : timeline->gpu) {
+      if (g.kind != trace::GpuKind::kKernel) continue;
+      ++kernels;
+      const auto it = launch_by_correlation.find(g.correlation);
+      const bool phase5 = timeline->name(g.name).find("phase<5>") != std::string_view::npos;
+      ++launches[(phase5 ? "phase 5: " : "") + (it == launch_by_correlation.end() ? "none" : it->second)];
+    }
+    EXPECT_EQ(kernels, 56) << flags;
+    EXPECT_EQ(launches, (std::map<std::string, int>{{"runtime cudaLaunchKernel", 53}, {"phase 5: driver cuLaunchKernel", 3}}))
+        << flags;
+  }
+  auto gpu_only = trace::import_trace(record("--api none", "perfhound_record_gpu_driver_none.json"));
+  ASSERT_TRUE(gpu_only.ok()) << gpu_only.error().message;
+  for (const auto& h : gpu_only->host) {
+    EXPECT_TRUE(h.kind != trace::HostKind::kRuntime && h.kind != trace::HostKind::kDriver) << gpu_only->name(h.name);
+  }
 }
 
 TEST_F(RecordGpu, ACaptureRangeKeepsOnlyTheWindowsKernels) {

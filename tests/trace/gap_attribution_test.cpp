@@ -424,5 +424,44 @@ TEST(GapAttributionTest, ApiOnlyTracesCountShortUnrecordedGapsAsLaunch) {
   EXPECT_EQ(framework.devices[0].gaps[0].ns_by_category[kNothing], 9'000);
 }
 
+// A trace of runtime calls whose library kernels were launched through the driver, unrecorded: the gaps those
+// kernels end have no known launch, so the launch-path rule cannot read them and they are counted apart. Kernels
+// at 0, 10, 30 and 60 us (2 us each): gap 2-10 us ends with kernel 2, launched during it (8-9 us); gap 12-30 us
+// with kernel 3, whose correlation id 3 no API event carries; gap 32-60 us with kernel 4, no correlation id at
+// all. Unknown: 18 + 28 = 46 us in 2 gaps; inferred as launch: the 7 unrecorded us of the first gap.
+TEST(GapAttributionTest, GapsEndedByWorkWithNoLaunchCallAreCounted) {
+  const auto build = [](bool with_api) {
+    Timeline t;
+    GpuActivity a = kernel(0, 2'000), b = kernel(10'000, 2'000), c = kernel(30'000, 2'000), d = kernel(60'000, 2'000);
+    a.correlation = 1;
+    b.correlation = 2;
+    c.correlation = 3;
+    t.gpu = {a, b, c, d};
+    if (with_api) {
+      add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 0, 500, 1, 1);
+      add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 8'000, 1'000, 1, 2);
+    }
+    finalize_timeline(t);
+    return gap_attribution(t);
+  };
+  const auto r = build(true);
+  ASSERT_EQ(r.devices.size(), 1u);
+  const auto& dev = r.devices[0];
+  ASSERT_EQ(dev.gaps.size(), 3u);
+  EXPECT_EQ(dev.launch_unknown_gaps, 2u);
+  EXPECT_EQ(dev.launch_unknown_ns, 46'000);
+  EXPECT_EQ(dev.launch_path_inferred_ns, 7'000);
+  EXPECT_EQ(dev.gaps[1].category, HostCategory::kNothingRecorded);
+  EXPECT_EQ(dev.gaps[2].category, HostCategory::kNothingRecorded);
+  const auto json = to_json(r);
+  EXPECT_EQ(json["devices"][0]["launch_unknown"]["gap_count"], 2);
+  EXPECT_DOUBLE_EQ(json["devices"][0]["launch_unknown"]["idle_s"].get<double>(), 46e-6);
+
+  // Without any API call nothing is known to be missing: no launch is known at all.
+  const auto bare = build(false);
+  EXPECT_EQ(bare.devices[0].launch_unknown_gaps, 0u);
+  EXPECT_EQ(bare.devices[0].launch_unknown_ns, 0);
+}
+
 }  // namespace
 }  // namespace perfhound::trace
