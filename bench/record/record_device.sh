@@ -60,11 +60,11 @@ if [[ $parts == *" overhead "* ]]; then
   overhead busy 3 "plain all" --mode busy
 fi
 # Fidelity on both ends: the launch-bound loop above and a GPU-bound one (--mode busy); FIDELITY_MODES picks
-# others (decode), FIDELITY_APIS records each with several --api settings (default: all), FIDELITY_ARGS go to
+# others (decode), FIDELITY_APIS records each with several --api settings (default: classified, the default), FIDELITY_ARGS go to
 # every run of the program (e.g. --iters 300).
 [[ $parts == *" fidelity "* ]] && for mode in ${FIDELITY_MODES:-launch busy}; do
   recorded=()
-  for api in ${FIDELITY_APIS:-all}; do
+  for api in ${FIDELITY_APIS:-classified}; do
     $ph record --api $api -o "$out/recorded_${mode}_$api.json" -- $py bench/record/launch_heavy.py --mode $mode \
       ${FIDELITY_ARGS:-} > "$out/record_stdout.txt" 2>&1
     cat "$out/record_stdout.txt"

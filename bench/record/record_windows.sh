@@ -7,8 +7,10 @@
 #   plain         no tracer: the windows record nothing, so window/outside is the control (should read 1.00)
 #   whole         perfhound record, the whole run: both sides recorded, the second control; its blocks against
 #                 plain's are the between-process view
-#   window        perfhound record --capture-range cudaProfilerApi (the default kinds): the reading
-#   window-classified  the same with --api classified: runtime records for the calls perfhound trace reads only
+#   window        perfhound record --capture-range cudaProfilerApi (the defaults: --api classified, the default
+#                 kinds, the driver's launch calls): the reading
+#   window-all    the same with --api all: every runtime call (the default before 2026-12-05)
+#   window-classified  --api classified named (the default since 2026-12-05; before, the setting to compare)
 #   window-none   the same with --api none --kinds kernels: CUPTI's kernel records alone
 #   torch         no perfhound; each window a torch.profiler session (CPU + CUDA activities): the reference
 # Pinned as record_device.sh pins. One JSON line a run, then a summary line a setting: the pairs of every round
@@ -27,9 +29,10 @@ program=(bench/record/launch_heavy.py ${PROGRAM_ARGS:---mode decode --iters 1000
 echo "# $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) $($ph --version) ${program[*]}"
 pin=(); command -v taskset >/dev/null && pin=(taskset -c ${PIN_CORES:-2,3})
 declare -A record_flags=([whole]="" [window]="--capture-range cudaProfilerApi"
+                         [window-all]="--capture-range cudaProfilerApi --api all"
                          [window-classified]="--capture-range cudaProfilerApi --api classified"
                          [window-none]="--capture-range cudaProfilerApi --api none --kinds kernels")
-settings=(${SETTINGS:-plain whole window window-classified window-none torch})
+settings=(${SETTINGS:-plain whole window window-all window-none torch})
 n=${#settings[@]}
 for i in $(seq 1 "${ROUNDS:-3}"); do
   for j in $(seq 0 $((n - 1))); do

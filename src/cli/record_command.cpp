@@ -53,13 +53,15 @@ class RecordCommand final : public Command {
         ->default_val("perfhound-record.json");
     app.add_option("--buffer-mb", buffer_mb_, "Size of each CUPTI activity buffer, MiB (1-1024)")->default_val(8);
     app.add_option("--api", api_,
-                   "Which runtime calls to record: all (default); classified: only those perfhound trace reads "
-                   "(launches, copies, fills, synchronizations), fewer records for CUPTI to write; none: the GPU's "
-                   "activity alone (kernels, copies, NVTX), the least overhead, but no launches to attribute host time "
-                   "to. Unless none, the driver calls that launch, copy, fill or wait are recorded too: libraries "
-                   "(cuBLASLt, cuDNN, Triton) launch their kernels through the driver")
+                   "Which runtime calls to record: classified (default): those perfhound trace reads (launches, "
+                   "copies, fills, synchronizations, the frees that synchronize), as torch.profiler leaves out "
+                   "cudaGetDevice and the like; all: every runtime call, which cost an eager PyTorch decoder 15% where "
+                   "classified cost 7% (bench/RESULTS.md); none: the GPU's activity alone (kernels, copies, NVTX), the "
+                   "least overhead, but no launches to attribute host time to. Unless none, the driver calls that "
+                   "launch, copy, fill or wait are recorded too: libraries (cuBLASLt, cuDNN, Triton) launch their "
+                   "kernels through the driver")
         ->check(CLI::IsMember({"all", "classified", "none"}))
-        ->default_val("all");
+        ->default_val("classified");
     app.add_option("--kinds", kinds_,
                    "Which GPU activity to record, kernels followed by any of memcpy, memset, sync and nvtx (NVTX "
                    "ranges), or all. The default, kernels,memcpy,memset,nvtx, is what perfhound trace reads; sync "
@@ -215,7 +217,7 @@ class RecordCommand final : public Command {
   std::string output_;
   int buffer_mb_ = 8;
   bool driver_api_ = false;
-  std::string api_ = "all";
+  std::string api_ = "classified";
   std::string kinds_ = record::kDefaultRecordKinds;
   std::string capture_range_ = "none";
 };

@@ -54,7 +54,7 @@ struct Recorder {
   std::unordered_map<std::uint32_t, RangeRecord> open_ranges;  // NVTX start markers by id, until their end
   // What is recorded (from the environment at start): turned on once, or at each capture window's start.
   RecordKinds kinds;
-  std::string api = "all";  // all, classified or none (perfhound record --api)
+  std::string api = "classified";  // classified, all or none (perfhound record --api)
   bool driver_api = false;  // --driver-api: every driver call, not only the classified ones
   // The calls record_activity turns on one by one (cupti_names.h runtime_call_classified, driver_call_classified),
   // looked up once at start: a capture window's start re-enables the ids without walking CUPTI's name tables.
@@ -559,8 +559,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       return;
     }
     enable(CUPTI_ACTIVITY_KIND_DEVICE);
-    if (const char* api = std::getenv("PERFHOUND_RECORD_API"); api != nullptr && (std::strcmp(api, "none") == 0 ||
-                                                                               std::strcmp(api, "classified") == 0)) {
+    if (const char* api = std::getenv("PERFHOUND_RECORD_API");
+        api != nullptr && (std::strcmp(api, "none") == 0 || std::strcmp(api, "all") == 0)) {
       r.api = api;
     }
     // Every driver call is opt-in (perfhound record --driver-api); by default only the classified ones, which is

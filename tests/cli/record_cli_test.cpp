@@ -69,6 +69,19 @@ TEST(RecordCli, CaptureRangeReachesTheLibrary) {
   EXPECT_EQ(run({"record", "-o", out, "--capture-range", "cudaProfilerApi", "--", "/bin/sh", "-c", range_is("none")}).code, 1);
 }
 
+// --api: classified by default (the runtime calls perfhound trace reads; all cost the decoder twice as much,
+// bench/RESULTS.md); all and none reach the library as given.
+TEST(RecordCli, ApiReachesTheLibrary) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_api.json").string();
+  const auto api_is = [](const std::string& api) { return variable_is("PERFHOUND_RECORD_API", api); };
+  EXPECT_EQ(run({"record", "-o", out, "--", "/bin/sh", "-c", api_is("classified")}).code, 0);
+  EXPECT_EQ(run({"record", "-o", out, "--api", "all", "--", "/bin/sh", "-c", api_is("all")}).code, 0);
+  EXPECT_EQ(run({"record", "-o", out, "--api", "none", "--", "/bin/sh", "-c", api_is("none")}).code, 0);
+  EXPECT_EQ(run({"record", "-o", out, "--api", "all", "--", "/bin/sh", "-c", api_is("classified")}).code, 1);
+}
+
 TEST(RecordCli, BadInputIsOneLineAndExitTwo) {
   if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
   ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);

@@ -88,10 +88,10 @@ TEST_F(RecordGpu, TheWholeRunKeepsEveryKernel) {
 }
 
 // Every kernel keeps its launch call (the API record with its correlation id), phase 5's the driver's
-// cuLaunchKernel, as cuBLASLt's and cuDNN's kernels keep cuLaunchKernelEx: with the default and with --api
-// classified. --api none records no API call at all.
+// cuLaunchKernel, as cuBLASLt's and cuDNN's kernels keep cuLaunchKernelEx: with the default (--api classified)
+// and with --api all. --api none records no API call at all.
 TEST_F(RecordGpu, DriverLaunchesKeepTheirLaunchCall) {
-  for (const std::string flags : {"", "--api classified"}) {
+  for (const std::string flags : {"", "--api all"}) {
     auto timeline = trace::import_trace(record(flags, "perfhound_record_gpu_driver.json"));
     ASSERT_TRUE(timeline.ok()) << timeline.error().message;
     std::map<std::int64_t, std::string> launch_by_correlation;
@@ -149,10 +149,10 @@ TEST_F(RecordGpu, EachCaptureWindowIsARangeTraceCanReadAlone) {
   EXPECT_EQ(others, 0);
 }
 
-// --api classified and --kinds all turn on and off their own way (runtime calls one by one, SYNCHRONIZATION):
-// the windows hold the same kernels.
+// Each --api setting and --kinds all turn on and off their own way (runtime calls one by one or the whole
+// RUNTIME kind, SYNCHRONIZATION): the windows hold the same kernels.
 TEST_F(RecordGpu, ACaptureRangeWorksWithEveryApiSetting) {
-  for (const std::string flags : {"--api classified --kinds all", "--api none --kinds kernels", "--driver-api"}) {
+  for (const std::string flags : {"--api classified --kinds all", "--api all", "--api none --kinds kernels", "--driver-api"}) {
     std::string metadata;
     const auto phases = kernels_by_phase(record("--capture-range cudaProfilerApi " + flags, "perfhound_record_gpu_api.json"), &metadata);
     EXPECT_EQ(phases, (std::map<int, int>{{1, 7}, {3, 13}})) << flags;
