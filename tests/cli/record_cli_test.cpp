@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "cli/cli_runner.h"
 
@@ -41,45 +43,54 @@ TEST(RecordCli, TheProgramSeesTheRecordersSettings) {
   EXPECT_EQ(run({"record", "-o", out, "--driver-api", "--buffer-mb", "2", "--", "/bin/sh", "-c", print}).code, 12);  // 1 1 2 - 100
 }
 
-// A shell test that exits 0 where the environment variable `name` the library reads is `value`.
-std::string variable_is(const std::string& name, const std::string& value) { return "test \"$" + name + "\" = " + value; }
+// Runs perfhound record with `flags` on a shell that exits 0 where the environment variable `name`, which the
+// injection library reads, is `value`: 0 says the flags reached the library as `value`.
+int record_sees(const std::vector<std::string>& flags, const std::string& name, const std::string& value) {
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_flags.json").string();
+  std::vector<std::string> args{"record", "-o", out};
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.insert(args.end(), {"--", "/bin/sh", "-c", "test \"$" + name + "\" = " + value});
+  return run(args).code;
+}
 
-// --kinds: kernels,memcpy,memset,nvtx by default (all but synchronizations); all, kernels (the cheaper recording measured in bench/RESULTS.md) or a list reaches the library.
+// --kinds: kernels,memcpy,memset,nvtx by default (all but synchronizations); all, kernels (the cheaper recording
+// measured in bench/RESULTS.md) or a list reaches the library.
 TEST(RecordCli, KindsReachTheLibrary) {
   if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
-  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
-  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_kinds.json").string();
-  const auto kinds_are = [](const std::string& kinds) { return variable_is("PERFHOUND_RECORD_KINDS", kinds); };
-  EXPECT_EQ(run({"record", "-o", out, "--", "/bin/sh", "-c", kinds_are("kernels,memcpy,memset,nvtx")}).code, 0);
-  EXPECT_EQ(run({"record", "-o", out, "--kinds", "all", "--", "/bin/sh", "-c", kinds_are("all")}).code, 0);
-  EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels", "--", "/bin/sh", "-c", kinds_are("kernels")}).code, 0);
-  EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels", "--", "/bin/sh", "-c", kinds_are("all")}).code, 1);
+  const auto kinds_are = [](const std::vector<std::string>& flags, const std::string& kinds) {
+    return record_sees(flags, "PERFHOUND_RECORD_KINDS", kinds);
+  };
+  EXPECT_EQ(kinds_are({}, "kernels,memcpy,memset,nvtx"), 0);
+  EXPECT_EQ(kinds_are({"--kinds", "all"}, "all"), 0);
+  EXPECT_EQ(kinds_are({"--kinds", "kernels"}, "kernels"), 0);
+  EXPECT_EQ(kinds_are({"--kinds", "kernels"}, "all"), 1);
   // A list (kernels and kinds added one by one, record/record_kinds.h) reaches it as given.
-  EXPECT_EQ(run({"record", "-o", out, "--kinds", "kernels,sync,nvtx", "--", "/bin/sh", "-c", kinds_are("kernels,sync,nvtx")}).code, 0);
+  EXPECT_EQ(kinds_are({"--kinds", "kernels,sync,nvtx"}, "kernels,sync,nvtx"), 0);
 }
 
 // --capture-range: none (the whole run) by default; cudaProfilerApi reaches the library as nsys spells it.
 TEST(RecordCli, CaptureRangeReachesTheLibrary) {
   if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
-  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
-  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_capture.json").string();
-  const auto range_is = [](const std::string& range) { return variable_is("PERFHOUND_RECORD_CAPTURE_RANGE", range); };
-  EXPECT_EQ(run({"record", "-o", out, "--", "/bin/sh", "-c", range_is("none")}).code, 0);
-  EXPECT_EQ(run({"record", "-o", out, "--capture-range", "cudaProfilerApi", "--", "/bin/sh", "-c", range_is("cudaProfilerApi")}).code, 0);
-  EXPECT_EQ(run({"record", "-o", out, "--capture-range", "cudaProfilerApi", "--", "/bin/sh", "-c", range_is("none")}).code, 1);
+  const auto range_is = [](const std::vector<std::string>& flags, const std::string& range) {
+    return record_sees(flags, "PERFHOUND_RECORD_CAPTURE_RANGE", range);
+  };
+  EXPECT_EQ(range_is({}, "none"), 0);
+  EXPECT_EQ(range_is({"--capture-range", "cudaProfilerApi"}, "cudaProfilerApi"), 0);
+  EXPECT_EQ(range_is({"--capture-range", "cudaProfilerApi"}, "none"), 1);
 }
 
 // --api: classified by default (the runtime calls perfhound trace reads; all cost the decoder twice as much,
 // bench/RESULTS.md); all and none reach the library as given.
 TEST(RecordCli, ApiReachesTheLibrary) {
   if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
-  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
-  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_api.json").string();
-  const auto api_is = [](const std::string& api) { return variable_is("PERFHOUND_RECORD_API", api); };
-  EXPECT_EQ(run({"record", "-o", out, "--", "/bin/sh", "-c", api_is("classified")}).code, 0);
-  EXPECT_EQ(run({"record", "-o", out, "--api", "all", "--", "/bin/sh", "-c", api_is("all")}).code, 0);
-  EXPECT_EQ(run({"record", "-o", out, "--api", "none", "--", "/bin/sh", "-c", api_is("none")}).code, 0);
-  EXPECT_EQ(run({"record", "-o", out, "--api", "all", "--", "/bin/sh", "-c", api_is("classified")}).code, 1);
+  const auto api_is = [](const std::vector<std::string>& flags, const std::string& api) {
+    return record_sees(flags, "PERFHOUND_RECORD_API", api);
+  };
+  EXPECT_EQ(api_is({}, "classified"), 0);
+  EXPECT_EQ(api_is({"--api", "all"}, "all"), 0);
+  EXPECT_EQ(api_is({"--api", "none"}, "none"), 0);
+  EXPECT_EQ(api_is({"--api", "all"}, "classified"), 1);
 }
 
 TEST(RecordCli, BadInputIsOneLineAndExitTwo) {
