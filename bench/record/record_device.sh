@@ -87,15 +87,26 @@ PY
     done
   done
 done
-# Signals: a program stopped mid-run keeps what was recorded (SIGTERM: the library's own handler flushes CUPTI and
-# writes; SIGINT: Python's KeyboardInterrupt, then the exit handler). perfhound gets the signal and forwards it.
+# Signals: a program stopped mid-run keeps what was recorded (the library's writer thread flushes CUPTI and writes,
+# then SIGTERM's default action ends the program; SIGINT: Python's KeyboardInterrupt after the write).
+# perfhound gets the signal and forwards it.
 [[ $parts == *" signals "* ]] && for sig in TERM INT; do
   $ph record -o "$out/signal_$sig.json" -- $py bench/record/launch_heavy.py --iters 100000000 > "$out/signal_$sig.txt" 2>&1 &
   pid=$!
   sleep ${SIGNAL_AFTER_S:-15}
   kill -$sig $pid
+  sent=$(date +%s.%N)
+  # A program that does not end within SIGNAL_WAIT_S is a hang: say where its threads wait, then kill it.
+  for _ in $(seq 1 $((${SIGNAL_WAIT_S:-60} * 10))); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  if kill -0 $pid 2>/dev/null; then
+    child=$(pgrep -P $pid)
+    echo "{\"signal\": \"SIG$sig\", \"hung_s\": ${SIGNAL_WAIT_S:-60}}"
+    for t in /proc/$child/task/*; do echo "thread $(basename $t) $(cat $t/comm) wchan=$(cat $t/wchan)"; done
+    kill -9 $child $pid
+  fi
   wait $pid
-  echo "{\"signal\": \"SIG$sig\", \"perfhound_exit\": $?}"
+  code=$?
+  echo "{\"signal\": \"SIG$sig\", \"perfhound_exit\": $code, \"ended_after_s\": $($py -c "import time; print(round(time.time() - $sent, 2))")}"
   grep "perfhound record" "$out/signal_$sig.txt"
   $ph trace "$out/signal_$sig.json" --json > "$out/signal_$sig.trace.json" 2>&1 && $py -c "
 import json, sys; r = json.load(open(sys.argv[1]))['result']; d = r['utilization']['devices'][0]

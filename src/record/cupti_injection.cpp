@@ -3,7 +3,8 @@
 // runtime and driver API calls, synchronizations, NVTX ranges and devices, hands CUPTI fixed-size buffers from a
 // pool (never an allocation per record), converts each completed buffer into compact records and returns the
 // buffer to the pool; at exit, and on SIGTERM / SIGINT before the program's own handler or the default action
-// (on_signal), it flushes CUPTI and writes the Chrome trace to $PERFHOUND_RECORD_OUTPUT. perfhound record
+// (signal_trace.h, on a thread of its own), it flushes CUPTI and writes the Chrome trace to
+// $PERFHOUND_RECORD_OUTPUT. perfhound record
 // (src/cli/record_command.cpp) sets the variables and runs the program.
 #include <cupti.h>
 #include <cxxabi.h>
@@ -13,7 +14,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +28,7 @@
 #include "record/cupti_names.h"
 #include "record/record_kinds.h"
 #include "record/recorded_trace.h"
+#include "record/signal_trace.h"
 
 namespace perfhound::record {
 namespace {
@@ -44,7 +45,8 @@ struct Recorder {
   std::vector<std::uint8_t*> free_buffers;
   std::size_t buffer_bytes = kDefaultBufferBytes;
   std::string output = "perfhound-record.json";
-  std::atomic<bool> written{false};
+  std::mutex write_mutex;  // one write at a time (write_trace), the exit's and a signal's writer thread's
+  bool written = false;    // the last write is done: nothing is written after it
   // Interned names: a kernel's mangled name -> demangled, an API callback -> its name, copy kinds -> "Memcpy ...".
   std::unordered_map<const char*, std::string_view> kernel_names;
   std::map<std::pair<int, std::uint32_t>, std::string_view> api_names;
@@ -249,12 +251,15 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
   r.free_buffers.push_back(buffer);
 }
 
-// The trace so far, written whole (temp file, then rename). `final` is the exit's write, which happens once; a
-// signal's write before it is a snapshot the exit's replaces when the program goes on to exit normally.
+// The trace so far, written whole (temp file, then rename). `final` is the last write, which happens once: the
+// exit's, or a signal's whose default action ends the program; a signal's write before the program's own
+// handler is a snapshot the exit's replaces when the program goes on to exit normally. One write at a time: a
+// program that exits while the signal's writer thread writes waits for it at exit instead of ending under it.
 void write_trace(bool final) {
   Recorder& r = recorder();
-  if (r.written.load()) return;
-  if (final && r.written.exchange(true)) return;
+  std::lock_guard writing(r.write_mutex);
+  if (r.written) return;
+  r.written = final;
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard lock(r.mutex);
   // A window the program left open (no cudaProfilerStop before exit or the signal) ends here, in this write only.
@@ -269,44 +274,6 @@ void write_trace(bool final) {
 }
 
 void write_final_trace() { write_trace(true); }
-
-// The handlers found at start, for SIGTERM and SIGINT, so ours can hand the signal on.
-struct sigaction g_previous[2];
-int slot(int sig) { return sig == SIGINT ? 0 : 1; }
-
-// Not async-signal-safe (it flushes CUPTI and writes a file), which is the price of keeping a trace of a program
-// that is stopped. Then the signal goes where it would have gone without us: to the program's own handler, or
-// the default action. Python shows why both matter: its SIGINT handler only raises KeyboardInterrupt, and
-// after unwinding, Python ends by resetting SIGINT to the default and raising it again, which skips exit
-// handlers, so the snapshot taken here is the trace.
-void on_signal(int sig, siginfo_t* info, void* context) {
-  const struct sigaction& previous = g_previous[slot(sig)];
-  const bool siginfo = (previous.sa_flags & SA_SIGINFO) != 0;
-  const bool chained = siginfo ? previous.sa_sigaction != nullptr : previous.sa_handler != SIG_DFL;
-  write_trace(/*final=*/!chained);  // the default action ends the program: this is its last write
-  if (!chained) {
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-  } else if (siginfo) {
-    previous.sa_sigaction(sig, info, context);
-  } else {
-    previous.sa_handler(sig);
-  }
-}
-
-void install_signal_handler(int sig) {
-  struct sigaction& previous = g_previous[slot(sig)];
-  if (sigaction(sig, nullptr, &previous) != 0 || previous.sa_handler == SIG_IGN) return;  // ignored stays ignored
-  struct sigaction ours {};
-  ours.sa_sigaction = on_signal;
-  // The program's own restart choice is kept: Python's handler wants interrupted sleeps to return (EINTR) so
-  // it can raise KeyboardInterrupt promptly. Both signals are held while one writes.
-  ours.sa_flags = SA_SIGINFO | (previous.sa_flags & SA_RESTART);
-  sigemptyset(&ours.sa_mask);
-  sigaddset(&ours.sa_mask, SIGINT);
-  sigaddset(&ours.sa_mask, SIGTERM);
-  sigaction(sig, &ours, nullptr);
-}
 
 // NVTX ranges reach CUPTI only when NVTX is told to load it: point NVTX_INJECTION64_PATH at the libcupti this
 // library was linked with, unless the program set it.
@@ -580,8 +547,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     uint32_t version = 0;
     if (cuptiGetVersion(&version) == CUPTI_SUCCESS) r.trace.cupti_version = static_cast<int>(version);
     std::atexit(write_final_trace);
-    install_signal_handler(SIGTERM);
-    install_signal_handler(SIGINT);
+    write_trace_on_signals(write_trace);
     result = 1;
   });
   return result;

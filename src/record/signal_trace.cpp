@@ -1,0 +1,120 @@
+#include "record/signal_trace.h"
+
+#include <semaphore.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <system_error>
+#include <thread>
+
+namespace perfhound::record {
+namespace {
+
+// Everything the handler touches is a lock-free atomic or the semaphore: both async-signal-safe.
+TraceWrite g_write = nullptr;
+sem_t g_wake;                           // posted by the handler, once
+std::atomic<int> g_signal{0};           // the first signal's number; 0 until one comes
+std::atomic<bool> g_written{false};     // the writer is done
+std::atomic<pid_t> g_writer_pid{0};     // the process whose writer thread this is
+struct sigaction g_previous[2];         // the handlers found at install, for SIGINT and SIGTERM
+
+struct sigaction& previous_of(int sig) { return g_previous[sig == SIGINT ? 0 : 1]; }
+
+bool has_own_handler(const struct sigaction& previous) {
+  return (previous.sa_flags & SA_SIGINFO) != 0 ? previous.sa_sigaction != nullptr : previous.sa_handler != SIG_DFL;
+}
+
+// The signal as it would have gone without the library. For the default action: raise it again with the
+// default in place (the handler's mask holds it until the handler returns, then it ends the process).
+void pass_on(int sig, siginfo_t* info, void* context) {
+  const struct sigaction& previous = previous_of(sig);
+  if (!has_own_handler(previous)) {
+    ::signal(sig, SIG_DFL);
+    ::kill(::getpid(), sig);
+  } else if ((previous.sa_flags & SA_SIGINFO) != 0) {
+    previous.sa_sigaction(sig, info, context);
+  } else {
+    previous.sa_handler(sig);
+  }
+}
+
+void sleep_ms(long ms) {
+  struct timespec t {0, ms * 1'000'000};
+  while (::nanosleep(&t, &t) != 0 && errno == EINTR) {
+  }
+}
+
+void on_signal(int sig, siginfo_t* info, void* context) {
+  const int saved_errno = errno;  // the interrupted code's errno, which sem_post or kill may change
+  const bool own_handler = has_own_handler(previous_of(sig));
+  if (::getpid() != g_writer_pid.load()) {  // a forked child: no writer thread here, and not its trace to write
+    pass_on(sig, info, context);
+  } else if (int expected = 0; g_signal.compare_exchange_strong(expected, sig)) {
+    ::sem_post(&g_wake);
+    if (own_handler) {
+      for (int waited = 0; waited < kChainedWaitMs && !g_written.load(); ++waited) sleep_ms(1);
+      pass_on(sig, info, context);
+    }
+    // The default action comes from the writer, once the trace is written.
+  } else if (own_handler) {
+    pass_on(sig, info, context);  // the program's handler sees every signal, as without the library
+  }
+  errno = saved_errno;
+}
+
+void writer_thread() {
+  while (::sem_wait(&g_wake) != 0) {  // EINTR only: both signals are blocked here, others may not be
+  }
+  const int sig = g_signal.load();
+  const bool own_handler = has_own_handler(previous_of(sig));
+  g_write(/*final=*/!own_handler);  // the default action ends the program: this is its last write
+  g_written.store(true);
+  if (!own_handler) {
+    ::signal(sig, SIG_DFL);
+    ::kill(::getpid(), sig);  // to a thread that does not block it: the program ends as it would have
+  }
+}
+
+void install(int sig) {
+  struct sigaction& previous = previous_of(sig);
+  if (::sigaction(sig, nullptr, &previous) != 0 || previous.sa_handler == SIG_IGN) return;  // ignored stays ignored
+  struct sigaction ours {};
+  ours.sa_sigaction = on_signal;
+  // The program's own restart choice is kept: Python's handler wants interrupted sleeps to return (EINTR) so it
+  // can raise KeyboardInterrupt promptly. A program with no handler never expected EINTR, and now runs on
+  // after the signal until the trace is written: its interrupted calls restart.
+  ours.sa_flags = SA_SIGINFO | (has_own_handler(previous) ? (previous.sa_flags & SA_RESTART) : SA_RESTART);
+  sigemptyset(&ours.sa_mask);
+  sigaddset(&ours.sa_mask, SIGINT);
+  sigaddset(&ours.sa_mask, SIGTERM);
+  ::sigaction(sig, &ours, nullptr);
+}
+
+}  // namespace
+
+void write_trace_on_signals(TraceWrite write) {
+  g_write = write;
+  if (::sem_init(&g_wake, 0, 0) != 0) return;  // no writer, no handlers: the exit's write still happens
+  g_writer_pid = ::getpid();
+  // The writer inherits this mask: neither signal is ever delivered to it, so its handler never waits on itself.
+  sigset_t both, old;
+  sigemptyset(&both);
+  sigaddset(&both, SIGINT);
+  sigaddset(&both, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &both, &old);
+  bool started = true;
+  try {
+    std::thread(writer_thread).detach();
+  } catch (const std::system_error&) {
+    started = false;  // no thread to write: leave the signals as they were (the exit's write still happens)
+  }
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (!started) return;
+  install(SIGTERM);
+  install(SIGINT);
+}
+
+}  // namespace perfhound::record

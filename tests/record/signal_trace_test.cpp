@@ -1,0 +1,191 @@
+// The injection library's signal path (record/signal_trace.h), without a GPU: each case runs in a forked child
+// that installs it with a write that appends "final" or "snapshot" to a file, and the test sends the signal
+// and reads how the child ended and what was written. A child still running after kHangS is a hang: killed, and
+// the case fails.
+#include "record/signal_trace.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace perfhound::record {
+namespace {
+
+constexpr int kHangS = 20;
+
+std::string g_path;       // the child's trace file
+std::mutex g_trace_lock;  // stands for a lock the write needs (CUPTI's, the allocator's)
+
+void write_marker(bool final) {
+  std::lock_guard lock(g_trace_lock);
+  if (FILE* f = std::fopen(g_path.c_str(), "a")) {
+    std::fputs(final ? "final\n" : "snapshot\n", f);
+    std::fclose(f);
+  }
+}
+
+std::string written() {
+  std::ifstream in(g_path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+
+struct Ended {
+  bool hung = false;
+  int signal = 0;  // the signal that ended it, or 0
+  int code = -1;   // its exit code where it exited
+};
+
+// Forks; the child runs `child` (which writes one byte to `ready` when the signal may come, and never returns
+// unless it means to exit 0), the parent sends `signals` and waits.
+Ended run_child(const std::function<void(int ready)>& child, std::initializer_list<int> signals) {
+  g_path = (std::filesystem::temp_directory_path() / ("perfhound_signal_trace_" + std::to_string(::getpid()) + "_" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+               .string();
+  std::filesystem::remove(g_path);
+  int pipe_fds[2];
+  EXPECT_EQ(::pipe(pipe_fds), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(pipe_fds[0]);
+    child(pipe_fds[1]);
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  char byte = 0;
+  EXPECT_EQ(::read(pipe_fds[0], &byte, 1), 1) << "the child never said it was ready";
+  ::close(pipe_fds[0]);
+  for (const int sig : signals) ::kill(pid, sig);
+  Ended e;
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kHangS);
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      e.hung = true;
+      return e;
+    }
+    sleep_s(0.01);
+  }
+  if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
+  if (WIFEXITED(status)) e.code = WEXITSTATUS(status);
+  return e;
+}
+
+void say_ready(int ready) {
+  const char byte = 1;
+  [[maybe_unused]] const auto n = ::write(ready, &byte, 1);
+}
+
+// The case the library hung on (an H100, 2026-12-06): the signal interrupts a thread holding a lock the write
+// needs. Written in the handler, the write would wait for its own thread forever; here the thread runs on,
+// lets go within a second, the writer writes, and the signal then ends the program as its default action.
+TEST(SignalTrace, TheInterruptedThreadHoldingTheWritesLockDoesNotHangIt) {
+  const Ended e = run_child(
+      [](int ready) {
+        write_trace_on_signals(write_marker);
+        g_trace_lock.lock();
+        say_ready(ready);
+        sleep_s(1.0);  // the signal lands in here, the lock held
+        g_trace_lock.unlock();
+        for (;;) sleep_s(1.0);
+      },
+      {SIGTERM});
+  ASSERT_FALSE(e.hung) << "the program never ended";
+  EXPECT_EQ(e.signal, SIGTERM);
+  EXPECT_EQ(written(), "final\n");
+}
+
+// Ctrl-C reaches both perfhound and the program, and perfhound forwards it: the program gets it twice. The
+// second is not a second write, nor an end before the first write is done.
+TEST(SignalTrace, ARepeatedSignalIsOneWriteThenTheDefaultAction) {
+  const Ended e = run_child(
+      [](int ready) {
+        write_trace_on_signals(write_marker);
+        g_trace_lock.lock();
+        say_ready(ready);
+        sleep_s(0.5);
+        sleep_s(0.5);  // the second signal may cut the first sleep short
+        g_trace_lock.unlock();
+        for (;;) sleep_s(1.0);
+      },
+      {SIGINT, SIGINT});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.signal, SIGINT);
+  EXPECT_EQ(written(), "final\n");
+}
+
+// A program with its own handler (Python's SIGINT): the trace is written before that handler runs, as a
+// snapshot (the program may go on and exit normally, when the exit's write replaces it). The child checks the
+// file from its handler's side: exit 0 means the snapshot was there when its handler ran.
+std::atomic<bool> g_handled{false};
+TEST(SignalTrace, TheProgramsOwnHandlerRunsAfterTheWrite) {
+  const Ended e = run_child(
+      [](int ready) {
+        ::signal(SIGINT, [](int) { g_handled = true; });
+        write_trace_on_signals(write_marker);
+        say_ready(ready);
+        while (!g_handled) sleep_s(0.001);
+        ::_exit(written() == "snapshot\n" ? 0 : 1);
+      },
+      {SIGINT});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.code, 0) << "the program's handler ran before the trace was written";
+}
+
+// A signal the program ignores stays ignored: no write, and the program ends on its own.
+TEST(SignalTrace, AnIgnoredSignalStaysIgnored) {
+  const Ended e = run_child(
+      [](int ready) {
+        ::signal(SIGTERM, SIG_IGN);
+        write_trace_on_signals(write_marker);
+        say_ready(ready);
+        sleep_s(0.3);
+      },
+      {SIGTERM});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.code, 0);
+  EXPECT_FALSE(std::filesystem::exists(g_path));
+}
+
+// A process forked from the recorded one has no writer thread and is not the one whose trace it is: the
+// signal ends it at once, with nothing written. Exit 0 from the child: its fork ended by SIGTERM, no file.
+TEST(SignalTrace, AForkedProcessPassesTheSignalOnAtOnce) {
+  const Ended e = run_child(
+      [](int ready) {
+        write_trace_on_signals(write_marker);
+        const pid_t grandchild = ::fork();
+        if (grandchild == 0) {
+          for (;;) sleep_s(1.0);
+        }
+        sleep_s(0.1);
+        ::kill(grandchild, SIGTERM);
+        int status = 0;
+        ::waitpid(grandchild, &status, 0);
+        say_ready(ready);
+        ::_exit(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM && !std::filesystem::exists(g_path) ? 0 : 1);
+      },
+      {});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.code, 0);
+}
+
+}  // namespace
+}  // namespace perfhound::record
