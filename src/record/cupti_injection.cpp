@@ -45,7 +45,7 @@ struct Recorder {
   std::vector<std::uint8_t*> free_buffers;
   std::size_t buffer_bytes = kDefaultBufferBytes;
   std::string output = "perfhound-record.json";
-  std::mutex write_mutex;  // one write at a time (write_trace), the exit's and a signal's writer thread's
+  std::mutex write_mutex;  // one write at a time (write_records), the exit's and a signal's writer thread's
   bool written = false;    // the last write is done: nothing is written after it
   // Interned names: a kernel's mangled name -> demangled, an API callback -> its name, copy kinds -> "Memcpy ...".
   std::unordered_map<const char*, std::string_view> kernel_names;
@@ -251,16 +251,18 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
   r.free_buffers.push_back(buffer);
 }
 
+// The records still in CUPTI's buffers, through buffer_completed.
+void flush_records() { cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
+
 // The trace so far, written whole (temp file, then rename). `final` is the last write, which happens once: the
 // exit's, or a signal's whose default action ends the program; a signal's write before the program's own
 // handler is a snapshot the exit's replaces when the program goes on to exit normally. One write at a time: a
 // program that exits while the signal's writer thread writes waits for it at exit instead of ending under it.
-void write_trace(bool final) {
+void write_records(bool final) {
   Recorder& r = recorder();
   std::lock_guard writing(r.write_mutex);
   if (r.written) return;
   r.written = final;
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard lock(r.mutex);
   // A window the program left open (no cudaProfilerStop before exit or the signal) ends here, in this write only.
   const bool open_window = r.capturing.load();
@@ -273,7 +275,10 @@ void write_trace(bool final) {
   if (!status.ok()) std::fprintf(stderr, "perfhound record: %s\n", status.error().message.c_str());
 }
 
-void write_final_trace() { write_trace(true); }
+void write_final_trace() {
+  flush_records();
+  write_records(true);
+}
 
 // NVTX ranges reach CUPTI only when NVTX is told to load it: point NVTX_INJECTION64_PATH at the libcupti this
 // library was linked with, unless the program set it.
@@ -433,7 +438,7 @@ void CUPTIAPI on_profiler_call(void* /*userdata*/, CUpti_CallbackDomain domain, 
   std::uint64_t now = 0;
   cuptiGetTimestamp(&now);
   {
-    // The window's range and the flag change together under the trace's lock, so a snapshot (write_trace) sees
+    // The window's range and the flag change together under the trace's lock, so a snapshot (write_records) sees
     // a window either open or closed, never lost between the two nor written twice.
     std::lock_guard trace_lock(r.mutex);
     if (start) {
@@ -547,7 +552,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     uint32_t version = 0;
     if (cuptiGetVersion(&version) == CUPTI_SUCCESS) r.trace.cupti_version = static_cast<int>(version);
     std::atexit(write_final_trace);
-    write_trace_on_signals(write_trace);
+    write_trace_on_signals({flush_records, write_records});
     result = 1;
   });
   return result;

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <system_error>
 #include <thread>
 
@@ -14,10 +15,11 @@ namespace perfhound::record {
 namespace {
 
 // Everything the handler touches is a lock-free atomic or the semaphore: both async-signal-safe.
-TraceWrite g_write = nullptr;
+SignalWrite g_steps{};
 sem_t g_wake;                           // posted by the handler, once
 std::atomic<int> g_signal{0};           // the first signal's number; 0 until one comes
-std::atomic<bool> g_written{false};     // the writer is done
+std::atomic<bool> g_flushed{false};     // the writer's first step is done
+std::atomic<bool> g_written{false};     // and its second
 std::atomic<pid_t> g_writer_pid{0};     // the process whose writer thread this is
 struct sigaction g_previous[2];         // the handlers found at install, for SIGINT and SIGTERM
 
@@ -47,6 +49,12 @@ void sleep_ms(long ms) {
   }
 }
 
+// Waits up to `ms` for `done`; says whether it came.
+bool wait_for(const std::atomic<bool>& done, int ms) {
+  for (int waited = 0; waited < ms && !done.load(); ++waited) sleep_ms(1);
+  return done.load();
+}
+
 void on_signal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;  // the interrupted code's errno, which sem_post or kill may change
   const bool own_handler = has_own_handler(previous_of(sig));
@@ -55,7 +63,7 @@ void on_signal(int sig, siginfo_t* info, void* context) {
   } else if (int expected = 0; g_signal.compare_exchange_strong(expected, sig)) {
     ::sem_post(&g_wake);
     if (own_handler) {
-      for (int waited = 0; waited < kChainedWaitMs && !g_written.load(); ++waited) sleep_ms(1);
+      if (wait_for(g_flushed, kFlushWaitMs)) wait_for(g_written, kWriteWaitMs);
       pass_on(sig, info, context);
     }
     // The default action comes from the writer, once the trace is written.
@@ -70,7 +78,10 @@ void writer_thread() {
   }
   const int sig = g_signal.load();
   const bool own_handler = has_own_handler(previous_of(sig));
-  g_write(/*final=*/!own_handler);  // the default action ends the program: this is its last write
+  std::fprintf(stderr, "perfhound record: %s: writing the trace recorded so far\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  g_steps.flush();
+  g_flushed.store(true);
+  g_steps.write(/*final=*/!own_handler);  // the default action ends the program: this is its last write
   g_written.store(true);
   if (!own_handler) {
     ::signal(sig, SIG_DFL);
@@ -95,8 +106,8 @@ void install(int sig) {
 
 }  // namespace
 
-void write_trace_on_signals(TraceWrite write) {
-  g_write = write;
+void write_trace_on_signals(SignalWrite steps) {
+  g_steps = steps;
   if (::sem_init(&g_wake, 0, 0) != 0) return;  // no writer, no handlers: the exit's write still happens
   g_writer_pid = ::getpid();
   // The writer inherits this mask: neither signal is ever delivered to it, so its handler never waits on itself.

@@ -11,21 +11,29 @@
 //   program as it would have ended. A repeat of the signal meanwhile (Ctrl-C reaches both perfhound and the
 //   program, and perfhound forwards it) is not a second request.
 // - the program's own handler (Python's SIGINT raises KeyboardInterrupt, then ends by re-raising SIGINT with
-//   the default action, skipping exit handlers): the handler waits up to kChainedWaitMs for the write, then
-//   runs the program's handler, so the trace is written before Python's end unless the write is stuck.
+//   the default action, skipping exit handlers): the handler waits for the trace to be written, then runs the
+//   program's handler, so the trace is there before Python's end. The wait is in two steps: up to
+//   kFlushWaitMs for the flush, which may need a lock the interrupted thread holds (then it is stuck until the
+//   handler returns, and the program's handler runs without the wait); once flushed, up to kWriteWaitMs for the
+//   file, which needs only the library's own state.
 // A process forked from the one that installed (no writer thread of its own) passes the signal on at once.
 #pragma once
 
 namespace perfhound::record {
 
-// Writes the trace; `final` says nothing will be recorded after it (the default action ends the program).
-using TraceWrite = void (*)(bool final);
+// The trace's two steps on a signal.
+struct SignalWrite {
+  void (*flush)();            // the records still in CUPTI's buffers: may need the program's locks
+  void (*write)(bool final);  // the file; `final`: nothing is written after it (the default action ends the program)
+};
 
-// How long a signal the program handles itself waits for the write before the program's handler runs.
-inline constexpr int kChainedWaitMs = 5000;
+// How long a signal the program handles itself waits for the flush, then for the file, before the program's
+// handler runs.
+inline constexpr int kFlushWaitMs = 5'000;
+inline constexpr int kWriteWaitMs = 120'000;
 
 // Installs the handlers for SIGTERM and SIGINT, except where the program ignores one, and starts the writer
-// thread. Once per process; `write` is called at most once, on the writer thread.
-void write_trace_on_signals(TraceWrite write);
+// thread. Once per process; the steps run at most once, on the writer thread.
+void write_trace_on_signals(SignalWrite steps);
 
 }  // namespace perfhound::record

@@ -1,5 +1,6 @@
 // The injection library's signal path (record/signal_trace.h), without a GPU: each case runs in a forked child
-// that installs it with a write that appends "final" or "snapshot" to a file, and the test sends the signal
+// that installs it with a flush that takes a lock (standing for CUPTI's) and a write that appends "final" or
+// "snapshot" to a file, and the test sends the signal
 // and reads how the child ended and what was written. A child still running after kHangS is a hang: killed, and
 // the case fails.
 #include "record/signal_trace.h"
@@ -29,13 +30,22 @@ constexpr int kHangS = 20;
 std::string g_path;       // the child's trace file
 std::mutex g_trace_lock;  // stands for a lock the write needs (CUPTI's, the allocator's)
 
+void flush_marker() { std::lock_guard lock(g_trace_lock); }
+
 void write_marker(bool final) {
-  std::lock_guard lock(g_trace_lock);
   if (FILE* f = std::fopen(g_path.c_str(), "a")) {
     std::fputs(final ? "final\n" : "snapshot\n", f);
     std::fclose(f);
   }
 }
+
+// A write that takes longer than the flush wait (a large trace).
+void slow_write_marker(bool final) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(kFlushWaitMs + 500));
+  write_marker(final);
+}
+
+constexpr SignalWrite kMarker{flush_marker, write_marker};
 
 std::string written() {
   std::ifstream in(g_path);
@@ -94,13 +104,13 @@ void say_ready(int ready) {
   [[maybe_unused]] const auto n = ::write(ready, &byte, 1);
 }
 
-// The case the library hung on (an H100, 2026-12-06): the signal interrupts a thread holding a lock the write
-// needs. Written in the handler, the write would wait for its own thread forever; here the thread runs on,
-// lets go within a second, the writer writes, and the signal then ends the program as its default action.
-TEST(SignalTrace, TheInterruptedThreadHoldingTheWritesLockDoesNotHangIt) {
+// The case the library hung on (an H100, 2026-12-06): the signal interrupts a thread holding a lock the flush
+// needs. Run in the handler, the flush would wait for its own thread forever; here the thread runs on, lets go
+// within a second, the writer flushes and writes, and the signal then ends the program as its default action.
+TEST(SignalTrace, AThreadHoldingALockTheFlushNeedsDoesNotHangIt) {
   const Ended e = run_child(
       [](int ready) {
-        write_trace_on_signals(write_marker);
+        write_trace_on_signals(kMarker);
         g_trace_lock.lock();
         say_ready(ready);
         sleep_s(1.0);  // the signal lands in here, the lock held
@@ -118,7 +128,7 @@ TEST(SignalTrace, TheInterruptedThreadHoldingTheWritesLockDoesNotHangIt) {
 TEST(SignalTrace, ARepeatedSignalIsOneWriteThenTheDefaultAction) {
   const Ended e = run_child(
       [](int ready) {
-        write_trace_on_signals(write_marker);
+        write_trace_on_signals(kMarker);
         g_trace_lock.lock();
         say_ready(ready);
         sleep_s(0.5);
@@ -140,7 +150,7 @@ TEST(SignalTrace, TheProgramsOwnHandlerRunsAfterTheWrite) {
   const Ended e = run_child(
       [](int ready) {
         ::signal(SIGINT, [](int) { g_handled = true; });
-        write_trace_on_signals(write_marker);
+        write_trace_on_signals(kMarker);
         say_ready(ready);
         while (!g_handled) sleep_s(0.001);
         ::_exit(written() == "snapshot\n" ? 0 : 1);
@@ -150,12 +160,52 @@ TEST(SignalTrace, TheProgramsOwnHandlerRunsAfterTheWrite) {
   EXPECT_EQ(e.code, 0) << "the program's handler ran before the trace was written";
 }
 
+// A large trace: the write outlasts the flush wait. The flush is done, so the wait goes on for the file, and
+// Python's handler (whose program ends soon after) still runs after it.
+TEST(SignalTrace, TheProgramsOwnHandlerWaitsForAWriteThatOutlastsTheFlushWait) {
+  const Ended e = run_child(
+      [](int ready) {
+        ::signal(SIGINT, [](int) { g_handled = true; });
+        write_trace_on_signals({flush_marker, slow_write_marker});
+        say_ready(ready);
+        while (!g_handled) sleep_s(0.001);
+        ::_exit(written() == "snapshot\n" ? 0 : 1);
+      },
+      {SIGINT});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.code, 0) << "the program's handler ran before the trace was written";
+}
+
+// The flush stuck on a lock the interrupted thread holds: the program's handler runs after the flush wait
+// (kFlushWaitMs), the thread goes on and lets go, and the trace is written then. Exit 0: the handler ran no
+// sooner than the flush wait, and the snapshot came after it.
+TEST(SignalTrace, AStuckFlushLetsTheProgramsHandlerRunAndTheWriteFollows) {
+  const Ended e = run_child(
+      [](int ready) {
+        ::signal(SIGINT, [](int) { g_handled = true; });
+        write_trace_on_signals(kMarker);
+        g_trace_lock.lock();
+        const auto sent = std::chrono::steady_clock::now();
+        say_ready(ready);
+        while (!g_handled) sleep_s(0.001);
+        const auto handled_after = std::chrono::steady_clock::now() - sent;
+        const bool empty_then = !std::filesystem::exists(g_path);
+        g_trace_lock.unlock();
+        for (int i = 0; i < 500 && written().empty(); ++i) sleep_s(0.01);
+        ::_exit(handled_after >= std::chrono::milliseconds(kFlushWaitMs) && empty_then && written() == "snapshot\n" ? 0
+                                                                                                                 : 1);
+      },
+      {SIGINT});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.code, 0);
+}
+
 // A signal the program ignores stays ignored: no write, and the program ends on its own.
 TEST(SignalTrace, AnIgnoredSignalStaysIgnored) {
   const Ended e = run_child(
       [](int ready) {
         ::signal(SIGTERM, SIG_IGN);
-        write_trace_on_signals(write_marker);
+        write_trace_on_signals(kMarker);
         say_ready(ready);
         sleep_s(0.3);
       },
@@ -170,7 +220,7 @@ TEST(SignalTrace, AnIgnoredSignalStaysIgnored) {
 TEST(SignalTrace, AForkedProcessPassesTheSignalOnAtOnce) {
   const Ended e = run_child(
       [](int ready) {
-        write_trace_on_signals(write_marker);
+        write_trace_on_signals(kMarker);
         const pid_t grandchild = ::fork();
         if (grandchild == 0) {
           for (;;) sleep_s(1.0);
