@@ -6,6 +6,7 @@
 #include "record/signal_trace.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -78,8 +79,11 @@ Ended run_child(const std::function<void(int ready)>& child, std::initializer_li
     ::_exit(0);
   }
   ::close(pipe_fds[1]);
+  // Waited for no longer than a hang: a child stuck before it is ready would otherwise hold the test forever.
+  struct pollfd ready {pipe_fds[0], POLLIN, 0};
   char byte = 0;
-  EXPECT_EQ(::read(pipe_fds[0], &byte, 1), 1) << "the child never said it was ready";
+  const bool said_ready = ::poll(&ready, 1, kHangS * 1000) == 1 && ::read(pipe_fds[0], &byte, 1) == 1;
+  EXPECT_TRUE(said_ready) << "the child never said it was ready";
   ::close(pipe_fds[0]);
   for (const int sig : signals) ::kill(pid, sig);
   Ended e;
