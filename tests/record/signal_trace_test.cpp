@@ -150,16 +150,22 @@ TEST(SignalTrace, ARepeatedSignalIsOneWriteThenTheDefaultAction) {
 // snapshot (the program may go on and exit normally, when the exit's write replaces it). The child checks the
 // file from its handler's side: exit 0 means the snapshot was there when its handler ran.
 std::atomic<bool> g_handled{false};
-TEST(SignalTrace, TheProgramsOwnHandlerRunsAfterTheWrite) {
-  const Ended e = run_child(
+SignalWrite g_steps{};
+Ended snapshot_before_own_handler(SignalWrite steps) {
+  g_steps = steps;
+  return run_child(
       [](int ready) {
         ::signal(SIGINT, [](int) { g_handled = true; });
-        write_trace_on_signals(kMarker);
+        write_trace_on_signals(g_steps);
         say_ready(ready);
         while (!g_handled) sleep_s(0.001);
         ::_exit(written() == "snapshot\n" ? 0 : 1);
       },
       {SIGINT});
+}
+
+TEST(SignalTrace, TheProgramsOwnHandlerRunsAfterTheWrite) {
+  const Ended e = snapshot_before_own_handler(kMarker);
   ASSERT_FALSE(e.hung);
   EXPECT_EQ(e.code, 0) << "the program's handler ran before the trace was written";
 }
@@ -167,15 +173,7 @@ TEST(SignalTrace, TheProgramsOwnHandlerRunsAfterTheWrite) {
 // A large trace: the write outlasts the flush wait. The flush is done, so the wait goes on for the file, and
 // Python's handler (whose program ends soon after) still runs after it.
 TEST(SignalTrace, TheProgramsOwnHandlerWaitsForAWriteThatOutlastsTheFlushWait) {
-  const Ended e = run_child(
-      [](int ready) {
-        ::signal(SIGINT, [](int) { g_handled = true; });
-        write_trace_on_signals({flush_marker, slow_write_marker});
-        say_ready(ready);
-        while (!g_handled) sleep_s(0.001);
-        ::_exit(written() == "snapshot\n" ? 0 : 1);
-      },
-      {SIGINT});
+  const Ended e = snapshot_before_own_handler({flush_marker, slow_write_marker});
   ASSERT_FALSE(e.hung);
   EXPECT_EQ(e.code, 0) << "the program's handler ran before the trace was written";
 }

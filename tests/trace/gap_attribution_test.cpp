@@ -26,6 +26,16 @@ GpuActivity kernel(std::int64_t start_ns, std::int64_t dur_ns, std::int32_t devi
   return a;
 }
 
+// 2 us kernels starting at `starts`; the first `correlated` carry correlation ids 1, 2, ... (the rest none).
+std::vector<GpuActivity> correlated_kernels(std::initializer_list<std::int64_t> starts, std::size_t correlated) {
+  std::vector<GpuActivity> kernels;
+  for (const std::int64_t start : starts) {
+    kernels.push_back(kernel(start, 2'000));
+    if (kernels.size() <= correlated) kernels.back().correlation = static_cast<std::int64_t>(kernels.size());
+  }
+  return kernels;
+}
+
 void add_host(Timeline& t, HostKind kind, std::string_view name, std::int64_t start_ns, std::int64_t dur_ns,
               std::int64_t tid = 1, std::int64_t correlation = -1) {
   HostEvent e;
@@ -389,12 +399,7 @@ TEST(GapAttributionTest, GapsWhoseWorkWasAlreadySubmittedAreQueued) {
 TEST(GapAttributionTest, ApiOnlyTracesCountShortUnrecordedGapsAsLaunch) {
   const auto build = [](bool with_operator) {
     Timeline t;
-    GpuActivity a = kernel(0, 2'000), b = kernel(14'000, 2'000), c = kernel(316'000, 2'000), d = kernel(330'000, 2'000);
-    a.correlation = 1;
-    b.correlation = 2;
-    c.correlation = 3;
-    d.correlation = 4;
-    t.gpu = {a, b, c, d};
+    t.gpu = correlated_kernels({0, 14'000, 316'000, 330'000}, 4);
     add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 0, 1'000, 1, 1);
     add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 10'000, 3'000, 1, 2);   // during gap 2-14 us
     add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 312'000, 3'000, 1, 3);  // during the 300 us gap
@@ -432,11 +437,7 @@ TEST(GapAttributionTest, ApiOnlyTracesCountShortUnrecordedGapsAsLaunch) {
 TEST(GapAttributionTest, GapsEndedByWorkWithNoLaunchCallAreCounted) {
   const auto build = [](bool with_api) {
     Timeline t;
-    GpuActivity a = kernel(0, 2'000), b = kernel(10'000, 2'000), c = kernel(30'000, 2'000), d = kernel(60'000, 2'000);
-    a.correlation = 1;
-    b.correlation = 2;
-    c.correlation = 3;
-    t.gpu = {a, b, c, d};
+    t.gpu = correlated_kernels({0, 10'000, 30'000, 60'000}, 3);  // the fourth with no correlation id
     if (with_api) {
       add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 0, 500, 1, 1);
       add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 8'000, 1'000, 1, 2);
