@@ -60,8 +60,8 @@ if [[ $parts == *" overhead "* ]]; then
   overhead busy 3 "plain all" --mode busy
 fi
 # Fidelity on both ends: the launch-bound loop above and a GPU-bound one (--mode busy); FIDELITY_MODES picks
-# others (decode), FIDELITY_APIS records each with several --api settings (default: classified, the default), FIDELITY_ARGS go to
-# every run of the program (e.g. --iters 300).
+# others (decode), FIDELITY_APIS records each with several --api settings (default: classified, perfhound
+# record's default), FIDELITY_ARGS go to every run of the program (e.g. --iters 300).
 [[ $parts == *" fidelity "* ]] && for mode in ${FIDELITY_MODES:-launch busy}; do
   recorded=()
   for api in ${FIDELITY_APIS:-classified}; do
@@ -106,7 +106,8 @@ done
   fi
   wait $pid
   code=$?
-  echo "{\"signal\": \"SIG$sig\", \"perfhound_exit\": $code, \"ended_after_s\": $($py -c "import time; print(round(time.time() - $sent, 2))")}"
+  ended_after=$($py -c "import time; print(round(time.time() - $sent, 2))")
+  echo "{\"signal\": \"SIG$sig\", \"perfhound_exit\": $code, \"ended_after_s\": $ended_after}"
   grep "perfhound record" "$out/signal_$sig.txt"
   $ph trace "$out/signal_$sig.json" --json > "$out/signal_$sig.trace.json" 2>&1 && $py -c "
 import json, sys; r = json.load(open(sys.argv[1]))['result']; d = r['utilization']['devices'][0]

@@ -29,13 +29,27 @@ bool has_own_handler(const struct sigaction& previous) {
   return (previous.sa_flags & SA_SIGINFO) != 0 ? previous.sa_sigaction != nullptr : previous.sa_handler != SIG_DFL;
 }
 
-// The signal as it would have gone without the library. For the default action: raise it again with the
-// default in place (the handler's mask holds it until the handler returns, then it ends the process).
+// SIGINT and SIGTERM: held in the handler, and never delivered to the writer thread.
+sigset_t both_signals() {
+  sigset_t both;
+  sigemptyset(&both);
+  sigaddset(&both, SIGINT);
+  sigaddset(&both, SIGTERM);
+  return both;
+}
+
+// The signal again, with the default action in place: it ends the process as it would have without the library,
+// through a thread that does not hold it (in a handler, once the handler returns).
+void end_by_default_action(int sig) {
+  ::signal(sig, SIG_DFL);
+  ::kill(::getpid(), sig);
+}
+
+// The signal as it would have gone without the library.
 void pass_on(int sig, siginfo_t* info, void* context) {
   const struct sigaction& previous = previous_of(sig);
   if (!has_own_handler(previous)) {
-    ::signal(sig, SIG_DFL);
-    ::kill(::getpid(), sig);
+    end_by_default_action(sig);
   } else if ((previous.sa_flags & SA_SIGINFO) != 0) {
     previous.sa_sigaction(sig, info, context);
   } else {
@@ -78,15 +92,13 @@ void writer_thread() {
   }
   const int sig = g_signal.load();
   const bool own_handler = has_own_handler(previous_of(sig));
-  std::fprintf(stderr, "perfhound record: %s: writing the trace recorded so far\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  std::fprintf(stderr, "perfhound record: %s: writing the trace recorded so far\n",
+               sig == SIGINT ? "SIGINT" : "SIGTERM");
   g_steps.flush();
   g_flushed.store(true);
   g_steps.write(/*final=*/!own_handler);  // the default action ends the program: this is its last write
   g_written.store(true);
-  if (!own_handler) {
-    ::signal(sig, SIG_DFL);
-    ::kill(::getpid(), sig);  // to a thread that does not block it: the program ends as it would have
-  }
+  if (!own_handler) end_by_default_action(sig);
 }
 
 void install(int sig) {
@@ -98,9 +110,7 @@ void install(int sig) {
   // can raise KeyboardInterrupt promptly. A program with no handler never expected EINTR, and now runs on
   // after the signal until the trace is written: its interrupted calls restart.
   ours.sa_flags = SA_SIGINFO | (has_own_handler(previous) ? (previous.sa_flags & SA_RESTART) : SA_RESTART);
-  sigemptyset(&ours.sa_mask);
-  sigaddset(&ours.sa_mask, SIGINT);
-  sigaddset(&ours.sa_mask, SIGTERM);
+  ours.sa_mask = both_signals();
   ::sigaction(sig, &ours, nullptr);
 }
 
@@ -111,10 +121,8 @@ void write_trace_on_signals(SignalWrite steps) {
   if (::sem_init(&g_wake, 0, 0) != 0) return;  // no writer, no handlers: the exit's write still happens
   g_writer_pid = ::getpid();
   // The writer inherits this mask: neither signal is ever delivered to it, so its handler never waits on itself.
-  sigset_t both, old;
-  sigemptyset(&both);
-  sigaddset(&both, SIGINT);
-  sigaddset(&both, SIGTERM);
+  const sigset_t both = both_signals();
+  sigset_t old;
   ::pthread_sigmask(SIG_BLOCK, &both, &old);
   bool started = true;
   try {

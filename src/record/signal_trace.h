@@ -3,8 +3,9 @@
 //
 // The write never runs inside the signal handler. The handler interrupts whatever the thread was doing, which
 // may be holding a lock the write needs (CUPTI's, inside a recorded launch; the allocator's): a write there
-// waits for a lock its own thread holds, and the program hangs instead of ending (seen on an H100, 2026-12-06:
-// SIGTERM to a launch-bound PyTorch loop under --api classified never ended it). So the handler only wakes a
+// waits for a lock its own thread holds, and the program hangs instead of ending. On an H100 (2026-12-06),
+// SIGTERM to a launch-bound PyTorch loop under --api classified did not end it in 9 minutes; where its threads
+// waited was not captured, so this is the likely cause, not a seen one. So the handler only wakes a
 // writer thread (sem_post, async-signal-safe), started at install with both signals blocked, and returns:
 // - the default action (SIGTERM, or SIGINT in a C++ program): the program runs on, releasing what it held,
 //   while the writer writes; then the writer restores the default and sends the signal again, which ends the
