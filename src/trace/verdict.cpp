@@ -59,6 +59,10 @@ constexpr double kLaunchUnknownNoteShare = 0.10;
 // Idle before the first and after the last GPU activity worth a note: a tenth of the window changes the
 // whole-window busy ratio enough that a reader comparing it with nvidia-smi needs to know why.
 constexpr double kOutsideSpanNoteShare = 0.10;
+// One gap holding more than half the idle time (more than all the others together) is a one-off (start-up: cuBLAS handle creation, lazy module
+// loading; a checkpoint; a data stall), not the steady state's rhythm, yet it weighs in the verdict as much as
+// all the other gaps together: the evidence says so, with the busy share the span has without it.
+constexpr double kOneGapNoteShare = 0.50;
 
 double family_share(const KernelBreakdown& k, KernelFamily family) {
   for (const auto& f : k.families) {
@@ -95,6 +99,22 @@ void add_window_note(Verdict& v, const Utilization& u, const DeviceUtilization& 
         format_duration_ns(static_cast<double>(outside)), format_duration_ns(static_cast<double>(u.window_ns)),
         format_percent(d.window_busy_ratio)));
   }
+}
+
+// The longest interior gap, when it holds more than kOneGapNoteShare of the idle time.
+void add_one_gap_note(Verdict& v, const DeviceUtilization& d, const DeviceGapAttribution& g) {
+  const auto longest = std::max_element(g.gaps.begin(), g.gaps.end(), [](const AttributedGap& a, const AttributedGap& b) {
+    return a.dur_ns() < b.dur_ns();
+  });
+  if (longest == g.gaps.end() || core::ratio_or_zero(longest->dur_ns(), g.idle_ns) <= kOneGapNoteShare) return;
+  const std::int64_t span_without = d.active_span_ns - longest->dur_ns();
+  v.evidence.push_back(fmt::format(
+      "one gap of {}, {} into the active span (host: {}), holds {} of the idle time: if it is a one-off "
+      "(start-up, a stall), the rest of the span is {} busy; read the steady state alone with --range NAME",
+      format_duration_ns(static_cast<double>(longest->dur_ns())),
+      format_duration_ns(static_cast<double>(longest->start_ns - d.active_start_ns)),
+      host_category_name(longest->category), format_percent(core::ratio_or_zero(longest->dur_ns(), g.idle_ns)),
+      format_percent(core::ratio_or_zero(d.busy_ns, span_without))));
 }
 
 void add_launch_evidence(Verdict& v, const LaunchOverhead& l) {
@@ -207,6 +227,7 @@ Verdict decide_verdict(const Utilization& u, const GapAttribution& gaps, const K
 
   v.evidence.push_back(idle_line(*d));
   if (g != nullptr && g->gap_count > 0) v.evidence.push_back(idle_split_line(*g));
+  if (g != nullptr && idle_matters) add_one_gap_note(v, *d, *g);
   if (g != nullptr && g->launch_path_inferred_ns > 0) {
     v.evidence.push_back(fmt::format(
         "the trace has CUDA API calls but no framework operators: {} of idle time in {} gaps under {} that ended "

@@ -523,6 +523,49 @@ TEST(VerdictWindow, TimeOutsideTheActiveSpanIsNotedFromTenPercentOfTheWindow) {
   }
 }
 
+TEST(VerdictOneGap, AGapHoldingMoreThanHalfTheIdleTimeIsNamedWithTheBusyShareWithoutIt) {
+  {
+    // K [0,100) [200,300) [400,500) [1500,1600): gaps of 100, 100 and 1000 ns. Busy 400 of a 1600 ns span = 25%.
+    // Idle 1200 ns; the 1000 ns gap, starting 500 ns into the span, holds 1000/1200 = 83.3% of it. Without it
+    // the span is 600 ns, of which 400 busy: 66.7%. No host event: the gap's host time is nothing_recorded.
+    Builder b;
+    for (const std::int64_t start : {0, 200, 400, 1500}) b.kernel(kGemm, start, 100);
+    const Verdict v = b.analyze().verdict;
+    EXPECT_EQ(v.kind, BottleneckKind::kUntracedHost);
+    EXPECT_THAT(v.evidence, ::testing::Contains(
+                                "one gap of 1.00 us, 500 ns into the active span (host: nothing_recorded), holds 83.3% of "
+                                "the idle time: if it is a one-off (start-up, a stall), the rest of the span is 66.7% "
+                                "busy; read the steady state alone with --range NAME"));
+  }
+  const auto has_one_gap_line = [](const Verdict& v) {
+    return std::any_of(v.evidence.begin(), v.evidence.end(),
+                       [](const std::string& e) { return e.rfind("one gap of", 0) == 0; });
+  };
+  {
+    // Gaps of 100, 100 and 200 ns: the longest holds exactly half the idle time (200/400), no more than the
+    // others together: not a one-off. Busy 400 of 800 = 50%, so idle matters and only this rule is silent.
+    Builder b;
+    for (const std::int64_t start : {0, 200, 400, 700}) b.kernel(kGemm, start, 100);
+    const Verdict v = b.analyze().verdict;
+    ASSERT_EQ(v.kind, BottleneckKind::kUntracedHost);
+    EXPECT_FALSE(has_one_gap_line(v));
+    // One nanosecond more, [701,801): 201 of 401 = 50.1%, more than half.
+    Builder c;
+    for (const std::int64_t start : {0, 200, 400, 701}) c.kernel(kGemm, start, 100);
+    EXPECT_TRUE(has_one_gap_line(c.analyze().verdict));
+  }
+  {
+    // A busy GPU: K [0,900) [1000,1900), one 100 ns gap (all the idle time) but 1800 of 1900 = 94.7% busy: the
+    // idle time does not matter, so neither does its one gap.
+    Builder b;
+    b.kernel(kGemm, 0, 900);
+    b.kernel(kGemm, 1000, 900);
+    const Verdict v = b.analyze().verdict;
+    ASSERT_EQ(v.kind, BottleneckKind::kKernelBound);
+    EXPECT_FALSE(has_one_gap_line(v));
+  }
+}
+
 TEST(VerdictNoActivity, NoGpuWorkSaysSoAndAsksForACudaTrace) {
   // Nothing at all: no device.
   const Verdict empty = decide_verdict({}, {}, {}, {}, {}, {});
