@@ -14,7 +14,14 @@ nvcc --version || echo "nvcc not on PATH"
 ldd "$PERFHOUND" | grep -E "cudart|cublas|not found" || true
 
 echo "== perfhound probe"
-"$PERFHOUND" probe --base h200-sxm --catalogue-out "$OUT/h200-measured.json" -o "$OUT/probe.json" \
+# The catalogue entry the measured ceilings start from (figures probe does not measure: memory size, spec peaks):
+# the chip this is, as nvidia-smi names it (the device tool lends H100 SXMs as well as H200s).
+case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
+  *H100*PCIe*) base=h100-pcie ;;
+  *H100*) base=h100-sxm ;;
+  *) base=h200-sxm ;;
+esac
+"$PERFHOUND" probe --base $base --catalogue-out "$OUT/$base-measured.json" -o "$OUT/probe.json" \
   2> >(tee "$OUT/probe.stderr" >&2) | tee "$OUT/probe.txt"
 probe_rc=${PIPESTATUS[0]}
 echo "perfhound probe exit code: $probe_rc"
