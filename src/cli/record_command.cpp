@@ -166,9 +166,14 @@ class RecordCommand final : public Command {
     }
 
     if (!std::filesystem::exists(output, ec)) {
-      *context.err << fmt::format("perfhound record: no trace written: the program made no CUDA call that reached the "
-                                  "driver (or CUPTI could not start); it exited {} after {}\n",
-                                  code, core::format_duration_ns(wall_s * 1e9));
+      // A signal that ends the program can come before the injection library has written (a second signal after
+      // the library's own, a SIGKILL): the program did run CUDA, perhaps, and the cause is the signal.
+      const std::string why =
+          WIFSIGNALED(status) ? fmt::format("the program was ended by signal {} ({}) before a trace was written",
+                                            WTERMSIG(status), ::strsignal(WTERMSIG(status)))
+                              : "the program made no CUDA call that reached the driver (or CUPTI could not start)";
+      *context.err << fmt::format("perfhound record: no trace written: {}; it exited {} after {}\n", why, code,
+                                  core::format_duration_ns(wall_s * 1e9));
       return code;
     }
     auto timeline = trace::import_trace(output);

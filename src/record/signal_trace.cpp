@@ -2,7 +2,6 @@
 
 #include <semaphore.h>
 #include <signal.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,12 +17,14 @@ namespace {
 SignalWrite g_steps{};
 sem_t g_wake;                           // posted by the handler, once
 std::atomic<int> g_signal{0};           // the first signal's number; 0 until one comes
-std::atomic<bool> g_flushed{false};     // the writer's first step is done
-std::atomic<bool> g_written{false};     // and its second
+std::atomic<unsigned> g_pending{0};     // the signals held back while the trace is written (bit_of)
+std::atomic<bool> g_written{false};     // the writer is done: a signal now goes on as without the library
 std::atomic<pid_t> g_writer_pid{0};     // the process whose writer thread this is
 struct sigaction g_previous[2];         // the handlers found at install, for SIGINT and SIGTERM
 
 struct sigaction& previous_of(int sig) { return g_previous[sig == SIGINT ? 0 : 1]; }
+
+unsigned bit_of(int sig) { return sig == SIGINT ? 1U : 2U; }
 
 bool has_own_handler(const struct sigaction& previous) {
   return (previous.sa_flags & SA_SIGINFO) != 0 ? previous.sa_sigaction != nullptr : previous.sa_handler != SIG_DFL;
@@ -57,32 +58,18 @@ void pass_on(int sig, siginfo_t* info, void* context) {
   }
 }
 
-void sleep_ms(long ms) {
-  struct timespec t {0, ms * 1'000'000};
-  while (::nanosleep(&t, &t) != 0 && errno == EINTR) {
-  }
-}
-
-// Waits up to `ms` for `done`; says whether it came.
-bool wait_for(const std::atomic<bool>& done, int ms) {
-  for (int waited = 0; waited < ms && !done.load(); ++waited) sleep_ms(1);
-  return done.load();
-}
-
 void on_signal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;  // the interrupted code's errno, which sem_post or kill may change
-  const bool own_handler = has_own_handler(previous_of(sig));
-  if (::getpid() != g_writer_pid.load()) {  // a forked child: no writer thread here, and not its trace to write
+  if (::getpid() != g_writer_pid.load() || g_written.load()) {
+    // A forked child (no writer thread here, and not its trace to write), or the trace is written: this one is
+    // the writer's redelivery of a held signal or a later one.
     pass_on(sig, info, context);
-  } else if (int expected = 0; g_signal.compare_exchange_strong(expected, sig)) {
-    ::sem_post(&g_wake);
-    if (own_handler) {
-      if (wait_for(g_flushed, kFlushWaitMs)) wait_for(g_written, kWriteWaitMs);
-      pass_on(sig, info, context);
-    }
-    // The default action comes from the writer, once the trace is written.
-  } else if (own_handler) {
-    pass_on(sig, info, context);  // the program's handler sees every signal, as without the library
+  } else {
+    g_pending.fetch_or(bit_of(sig));
+    if (int expected = 0; g_signal.compare_exchange_strong(expected, sig)) ::sem_post(&g_wake);
+    // The writer finished between the check above and the hold: it may have taken the pending signals before
+    // this one was added. Whoever clears the bit delivers the signal, so it is delivered once.
+    if (g_written.load() && (g_pending.fetch_and(~bit_of(sig)) & bit_of(sig)) != 0) pass_on(sig, info, context);
   }
   errno = saved_errno;
 }
@@ -91,14 +78,22 @@ void writer_thread() {
   while (::sem_wait(&g_wake) != 0) {  // EINTR only: both signals are blocked here, others may not be
   }
   const int sig = g_signal.load();
-  const bool own_handler = has_own_handler(previous_of(sig));
   std::fprintf(stderr, "perfhound record: %s: writing the trace recorded so far\n",
                sig == SIGINT ? "SIGINT" : "SIGTERM");
   g_steps.flush();
-  g_flushed.store(true);
-  g_steps.write(/*final=*/!own_handler);  // the default action ends the program: this is its last write
+  // A default action ends the program: this is its last write. A handler of the program's own may let it go
+  // on to exit normally, and the exit's write replaces this one.
+  g_steps.write(/*final=*/!has_own_handler(previous_of(sig)));
   g_written.store(true);
-  if (!own_handler) end_by_default_action(sig);
+  // The held signals, delivered now: the program's own handlers first (through on_signal, which passes them
+  // on), then a default action, which ends the program.
+  const unsigned held = g_pending.exchange(0);
+  for (const int s : {SIGINT, SIGTERM}) {
+    if ((held & bit_of(s)) != 0 && has_own_handler(previous_of(s))) ::kill(::getpid(), s);
+  }
+  for (const int s : {SIGINT, SIGTERM}) {
+    if ((held & bit_of(s)) != 0 && !has_own_handler(previous_of(s))) end_by_default_action(s);
+  }
 }
 
 void install(int sig) {

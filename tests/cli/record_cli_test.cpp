@@ -32,6 +32,18 @@ TEST(RecordCli, AProgramWithoutCudaWritesNoTraceAndKeepsItsExitCode) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// A program a signal ends before any trace is written: the signal is named as the cause, not a missing CUDA call,
+// and the exit code is 128 + the signal's number (SIGTERM, 15: 143).
+TEST(RecordCli, AProgramEndedByASignalWithNoTraceSaysSo) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_signal.json").string();
+  const CliRun r = run({"record", "-o", out, "--", "/bin/sh", "-c", "kill -TERM $$"});
+  EXPECT_EQ(r.code, 143) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("no trace written: the program was ended by signal 15"));
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 // What the injection library is told, seen by the program it is injected into: every driver call is recorded
 // only with --driver-api.
 TEST(RecordCli, TheProgramSeesTheRecordersSettings) {

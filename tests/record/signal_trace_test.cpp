@@ -1,6 +1,6 @@
 // The injection library's signal path (record/signal_trace.h), without a GPU: each case runs in a forked child
-// that installs it with a flush that takes a lock (standing for CUPTI's) and a write that appends "final" or
-// "snapshot" to a file, and the test sends the signal
+// that installs it with a flush that takes a lock (standing for CUPTI's) and a write that puts "final" or
+// "snapshot" in the file (to FILE.partial, then renamed, as the real writer does), and the test sends the signal
 // and reads how the child ended and what was written. A child still running after kHangS is a hang: killed, and
 // the case fails.
 #include "record/signal_trace.h"
@@ -34,15 +34,17 @@ std::mutex g_trace_lock;  // stands for a lock the write needs (CUPTI's, the all
 void flush_marker() { std::lock_guard lock(g_trace_lock); }
 
 void write_marker(bool final) {
-  if (FILE* f = std::fopen(g_path.c_str(), "a")) {
+  const std::string partial = g_path + ".partial";
+  if (FILE* f = std::fopen(partial.c_str(), "w")) {
     std::fputs(final ? "final\n" : "snapshot\n", f);
     std::fclose(f);
+    std::rename(partial.c_str(), g_path.c_str());
   }
 }
 
-// A write that takes longer than the flush wait (a large trace).
+// A large trace: seconds to write.
 void slow_write_marker(bool final) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(kFlushWaitMs + 500));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   write_marker(final);
 }
 
@@ -108,6 +110,16 @@ void say_ready(int ready) {
   [[maybe_unused]] const auto n = ::write(ready, &byte, 1);
 }
 
+// Says ready with the lock the flush needs held, keeps it 1 s (the signals land in here: a second one may cut
+// the first sleep short), then lets go.
+void signals_land_while_the_flush_lock_is_held(int ready) {
+  g_trace_lock.lock();
+  say_ready(ready);
+  sleep_s(0.5);
+  sleep_s(0.5);
+  g_trace_lock.unlock();
+}
+
 // The case the library hung on (an H100, 2026-12-06): the signal interrupts a thread holding a lock the flush
 // needs. Run in the handler, the flush would wait for its own thread forever; here the thread runs on, lets go
 // within a second, the writer flushes and writes, and the signal then ends the program as its default action.
@@ -133,11 +145,7 @@ TEST(SignalTrace, ARepeatedSignalIsOneWriteThenTheDefaultAction) {
   const Ended e = run_child(
       [](int ready) {
         write_trace_on_signals(kMarker);
-        g_trace_lock.lock();
-        say_ready(ready);
-        sleep_s(0.5);
-        sleep_s(0.5);  // the second signal may cut the first sleep short
-        g_trace_lock.unlock();
+        signals_land_while_the_flush_lock_is_held(ready);
         for (;;) sleep_s(1.0);
       },
       {SIGINT, SIGINT});
@@ -147,19 +155,32 @@ TEST(SignalTrace, ARepeatedSignalIsOneWriteThenTheDefaultAction) {
 }
 
 // A program with its own handler (Python's SIGINT): the trace is written before that handler runs, as a
-// snapshot (the program may go on and exit normally, when the exit's write replaces it). The child checks the
-// file from its handler's side: exit 0 means the snapshot was there when its handler ran.
-std::atomic<bool> g_handled{false};
+// snapshot (the program may go on and exit normally, when the exit's write replaces it). The handler looks for
+// the file itself (access(), async-signal-safe): the write must be complete before it runs, not merely before
+// the program reads the file afterwards. The child exits 0 when the handler saw it and the file is a snapshot.
+std::atomic<int> g_handled{0};
+std::atomic<bool> g_file_at_handler{false};
+std::atomic<int> g_writes{0};
+void own_handler(int) {
+  g_file_at_handler = ::access(g_path.c_str(), F_OK) == 0;
+  ++g_handled;
+}
+
+// Waits up to kHangS for the program's handler to have run `times`.
+bool handled(int times) {
+  for (int i = 0; i < kHangS * 1000 && g_handled < times; ++i) sleep_s(0.001);
+  return g_handled >= times;
+}
+
 SignalWrite g_steps{};
 Ended snapshot_before_own_handler(SignalWrite steps) {
   g_steps = steps;
   return run_child(
       [](int ready) {
-        ::signal(SIGINT, [](int) { g_handled = true; });
+        ::signal(SIGINT, own_handler);
         write_trace_on_signals(g_steps);
         say_ready(ready);
-        while (!g_handled) sleep_s(0.001);
-        ::_exit(written() == "snapshot\n" ? 0 : 1);
+        ::_exit(handled(1) && g_file_at_handler && written() == "snapshot\n" ? 0 : 1);
       },
       {SIGINT});
 }
@@ -170,32 +191,87 @@ TEST(SignalTrace, TheProgramsOwnHandlerRunsAfterTheWrite) {
   EXPECT_EQ(e.code, 0) << "the program's handler ran before the trace was written";
 }
 
-// A large trace: the write outlasts the flush wait. The flush is done, so the wait goes on for the file, and
-// Python's handler (whose program ends soon after) still runs after it.
-TEST(SignalTrace, TheProgramsOwnHandlerWaitsForAWriteThatOutlastsTheFlushWait) {
+TEST(SignalTrace, TheProgramsOwnHandlerRunsAfterASlowWrite) {
   const Ended e = snapshot_before_own_handler({flush_marker, slow_write_marker});
   ASSERT_FALSE(e.hung);
   EXPECT_EQ(e.code, 0) << "the program's handler ran before the trace was written";
 }
 
-// The flush stuck on a lock the interrupted thread holds: the program's handler runs after the flush wait
-// (kFlushWaitMs), the thread goes on and lets go, and the trace is written then. Exit 0: the handler ran no
-// sooner than the flush wait, and the snapshot came after it.
-TEST(SignalTrace, AStuckFlushLetsTheProgramsHandlerRunAndTheWriteFollows) {
+// The case that lost the trace on an H200 (2026-12-06): Python's SIGINT lands in a thread holding the lock the
+// flush needs (inside a launch). The signal must not hold that thread: it goes on (here it keeps the lock 1 s,
+// then lets go), the flush and write follow, and only then the program's handler runs, with the file there. The
+// earlier design held the thread up to 5 s, then ran Python's handler before the write; Python ended first.
+// Exit 0: the thread was not held (its 1 s took under 2 s), the handler did not run while the lock was held,
+// and it saw the file.
+TEST(SignalTrace, AFlushBlockedByTheInterruptedThreadDefersTheProgramsHandlerWithoutHoldingTheThread) {
   const Ended e = run_child(
       [](int ready) {
-        ::signal(SIGINT, [](int) { g_handled = true; });
+        ::signal(SIGINT, own_handler);
         write_trace_on_signals(kMarker);
         g_trace_lock.lock();
-        const auto sent = std::chrono::steady_clock::now();
+        const auto start = std::chrono::steady_clock::now();
         say_ready(ready);
-        while (!g_handled) sleep_s(0.001);
-        const auto handled_after = std::chrono::steady_clock::now() - sent;
-        const bool empty_then = !std::filesystem::exists(g_path);
+        sleep_s(1.0);  // the signal lands in here, the lock held
+        const auto held_for = std::chrono::steady_clock::now() - start;
+        const bool handled_while_locked = g_handled > 0;
         g_trace_lock.unlock();
-        for (int i = 0; i < 500 && written().empty(); ++i) sleep_s(0.01);
-        ::_exit(handled_after >= std::chrono::milliseconds(kFlushWaitMs) && empty_then && written() == "snapshot\n" ? 0
-                                                                                                                 : 1);
+        ::_exit(held_for < std::chrono::seconds(2) && !handled_while_locked && handled(1) && g_file_at_handler &&
+                        written() == "snapshot\n"
+                    ? 0
+                    : 1);
+      },
+      {SIGINT});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.code, 0);
+}
+
+// Ctrl-C twice to a program with its own handler (the terminal's and perfhound's forwarded copy): one write,
+// and the program's handler runs once, after it. Exit 0: handled once in the 0.5 s after the first handling.
+TEST(SignalTrace, ARepeatedSignalIsOneWriteThenTheProgramsHandlerOnce) {
+  const Ended e = run_child(
+      [](int ready) {
+        ::signal(SIGINT, own_handler);
+        write_trace_on_signals(kMarker);
+        signals_land_while_the_flush_lock_is_held(ready);
+        const bool once = handled(1);
+        sleep_s(0.5);
+        ::_exit(once && g_handled == 1 && g_file_at_handler && written() == "snapshot\n" ? 0 : 1);
+      },
+      {SIGINT, SIGINT});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.code, 0);
+}
+
+// SIGTERM (default action) while SIGINT's write (the program's own handler) is held: one write, the snapshot,
+// and the program ends by SIGTERM after it, as it would have without the library.
+TEST(SignalTrace, ADefaultActionHeldBehindTheProgramsHandlerStillEndsTheProgram) {
+  const Ended e = run_child(
+      [](int ready) {
+        ::signal(SIGINT, own_handler);
+        write_trace_on_signals(kMarker);
+        signals_land_while_the_flush_lock_is_held(ready);
+        for (;;) sleep_s(1.0);
+      },
+      {SIGINT, SIGTERM});
+  ASSERT_FALSE(e.hung) << "the program never ended";
+  EXPECT_EQ(e.signal, SIGTERM);
+  EXPECT_EQ(written(), "snapshot\n");
+}
+
+// Once the trace is written, a later signal goes straight to the program's handler, with no second write.
+// Exit 0: the second SIGINT (sent by the child to itself) was handled, and the file is still the one snapshot.
+TEST(SignalTrace, ASignalAfterTheWriteGoesStraightToTheProgramsHandler) {
+  const Ended e = run_child(
+      [](int ready) {
+        ::signal(SIGINT, own_handler);
+        write_trace_on_signals({flush_marker, [](bool final) {
+                                  write_marker(final);
+                                  ++g_writes;
+                                }});
+        say_ready(ready);
+        const bool first = handled(1);
+        ::kill(::getpid(), SIGINT);
+        ::_exit(first && handled(2) && g_writes == 1 && written() == "snapshot\n" ? 0 : 1);
       },
       {SIGINT});
   ASSERT_FALSE(e.hung);
