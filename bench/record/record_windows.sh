@@ -27,6 +27,9 @@ mkdir -p "$out"
 py=${PYTHON:-python3}
 program=(bench/record/launch_heavy.py ${PROGRAM_ARGS:---mode decode --iters 1000 --alternate 50})
 echo "# $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) $($ph --version) ${program[*]}"
+# Pinned to two cores by default, as every figure since 2026-12-05 was. Unpinned (PIN_CORES=0-15 on 16 cores) the
+# window/outside ratio read the same on an H100 (1.065 against 1.069), but pinned, a recorded process's unrecorded
+# blocks took 1.48x a plain process's; unpinned 0.97x (bench/RESULTS.md, 2026-12-06T21:04Z).
 pin=(); command -v taskset >/dev/null && pin=(taskset -c ${PIN_CORES:-2,3})
 declare -A record_flags=([whole]="" [window]="--capture-range cudaProfilerApi"
                          [window-all]="--capture-range cudaProfilerApi --api all"
