@@ -278,6 +278,7 @@ void write_records(bool final) {
 void write_final_trace() {
   flush_records();
   write_records(true);
+  end_by_held_signals();
 }
 
 // NVTX ranges reach CUPTI only when NVTX is told to load it: point NVTX_INJECTION64_PATH at the libcupti this

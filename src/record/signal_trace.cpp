@@ -2,10 +2,12 @@
 
 #include <semaphore.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <system_error>
 #include <thread>
@@ -17,10 +19,21 @@ namespace {
 SignalWrite g_steps{};
 sem_t g_wake;                           // posted by the handler, once
 std::atomic<int> g_signal{0};           // the first signal's number; 0 until one comes
+std::atomic<std::int64_t> g_first_ns{0};  // when it came (CLOCK_MONOTONIC)
 std::atomic<unsigned> g_pending{0};     // the signals held back while the trace is written (bit_of)
 std::atomic<bool> g_written{false};     // the writer is done: a signal now goes on as without the library
 std::atomic<pid_t> g_writer_pid{0};     // the process whose writer thread this is
 struct sigaction g_previous[2];         // the handlers found at install, for SIGINT and SIGTERM
+
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<unsigned>::is_always_lock_free &&
+              std::atomic<bool>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free &&
+              std::atomic<std::int64_t>::is_always_lock_free);
+
+std::int64_t monotonic_ns() {  // clock_gettime: async-signal-safe
+  struct timespec t {};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
 
 struct sigaction& previous_of(int sig) { return g_previous[sig == SIGINT ? 0 : 1]; }
 
@@ -46,9 +59,11 @@ void end_by_default_action(int sig) {
   ::kill(::getpid(), sig);
 }
 
-// The signal as it would have gone without the library.
+// The signal as it would have gone without the library. A handler installed with SA_RESETHAND is a one-shot: the
+// default comes back before it runs, as the kernel would have done.
 void pass_on(int sig, siginfo_t* info, void* context) {
-  const struct sigaction& previous = previous_of(sig);
+  const struct sigaction previous = previous_of(sig);
+  if ((previous.sa_flags & SA_RESETHAND) != 0) ::signal(sig, SIG_DFL);
   if (!has_own_handler(previous)) {
     end_by_default_action(sig);
   } else if ((previous.sa_flags & SA_SIGINFO) != 0) {
@@ -64,9 +79,15 @@ void on_signal(int sig, siginfo_t* info, void* context) {
     // A forked child (no writer thread here, and not its trace to write), or the trace is written: this one is
     // the writer's redelivery of a held signal or a later one.
     pass_on(sig, info, context);
+  } else if (int expected = 0; g_signal.compare_exchange_strong(expected, sig)) {
+    g_first_ns.store(monotonic_ns());
+    g_pending.fetch_or(bit_of(sig));
+    ::sem_post(&g_wake);
+  } else if (const std::int64_t first = g_first_ns.load();
+             first != 0 && monotonic_ns() - first > std::int64_t{kRepeatPassesAfterMs} * 1'000'000) {
+    pass_on(sig, info, context);  // asked again, long after the first: stop now, the trace as far as it got
   } else {
     g_pending.fetch_or(bit_of(sig));
-    if (int expected = 0; g_signal.compare_exchange_strong(expected, sig)) ::sem_post(&g_wake);
     // The writer finished between the check above and the hold: it may have taken the pending signals before
     // this one was added. Whoever clears the bit delivers the signal, so it is delivered once.
     if (g_written.load() && (g_pending.fetch_and(~bit_of(sig)) & bit_of(sig)) != 0) pass_on(sig, info, context);
@@ -103,13 +124,32 @@ void install(int sig) {
   ours.sa_sigaction = on_signal;
   // The program's own restart choice is kept: Python's handler wants interrupted sleeps to return (EINTR) so it
   // can raise KeyboardInterrupt promptly. A program with no handler never expected EINTR, and now runs on
-  // after the signal until the trace is written: its interrupted calls restart.
-  ours.sa_flags = SA_SIGINFO | (has_own_handler(previous) ? (previous.sa_flags & SA_RESTART) : SA_RESTART);
-  ours.sa_mask = both_signals();
+  // after the signal until the trace is written: most interrupted calls restart, but poll, select, nanosleep and
+  // the like return EINTR whatever the flag, which such a program may take for an error and exit on (the exit
+  // then ends it by the held signal: end_by_held_signals). The program's alternate stack (SA_ONSTACK) and mask
+  // are kept too, with both signals added.
+  const bool own = has_own_handler(previous);
+  ours.sa_flags = SA_SIGINFO | (own ? (previous.sa_flags & (SA_RESTART | SA_ONSTACK)) : SA_RESTART);
+  ours.sa_mask = own ? previous.sa_mask : both_signals();
+  sigaddset(&ours.sa_mask, SIGINT);
+  sigaddset(&ours.sa_mask, SIGTERM);
   ::sigaction(sig, &ours, nullptr);
 }
 
 }  // namespace
+
+void end_by_held_signals() {
+  if (::getpid() != g_writer_pid.load()) return;
+  for (const int s : {SIGINT, SIGTERM}) {
+    if (!has_own_handler(previous_of(s)) && (g_pending.fetch_and(~bit_of(s)) & bit_of(s)) != 0) {
+      end_by_default_action(s);
+      // The signal may land on another thread: this one waits for it rather than finish the exit first.
+      struct timespec t {1, 0};
+      while (::nanosleep(&t, &t) != 0 && errno == EINTR) {
+      }
+    }
+  }
+}
 
 void write_trace_on_signals(SignalWrite steps) {
   g_steps = steps;

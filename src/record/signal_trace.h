@@ -14,7 +14,10 @@
 // with the default action, skipping exit handlers) runs after the trace is on disk, and a default action (SIGTERM,
 // or SIGINT in a C++ program) ends the program as it would have ended. A repeat of a signal meanwhile (Ctrl-C
 // reaches both perfhound and the program, and perfhound forwards it) is held with the first: one write, one
-// delivery. Once written, every signal goes on as without the library.
+// delivery; a repeat kRepeatPassesAfterMs later is passed on at once. Once written, every signal goes on as
+// without the library. Known differences from no library: the program's SA_SIGINFO handler sees the writer's
+// redelivery (si_pid its own, SI_USER), and a signal sent to one thread (raise, pthread_kill) is redelivered to
+// the process, so raise() returns before the handler has run.
 // A process forked from the one that installed (no writer thread of its own) passes the signal on at once.
 #pragma once
 
@@ -26,8 +29,18 @@ struct SignalWrite {
   void (*write)(bool final);  // the file; `final`: nothing is written after it (the default action ends the program)
 };
 
+// A repeat of a signal this long after the first is a demand to stop now (Ctrl-C again, the write being slow or
+// stuck): it is passed on at once, and the trace is what was written by then (nothing, if the write had not
+// finished: the file is renamed into place only when whole).
+inline constexpr int kRepeatPassesAfterMs = 3'000;
+
 // Installs the handlers for SIGTERM and SIGINT, except where the program ignores one, and starts the writer
 // thread. Once per process; the steps run at most once, on the writer thread.
 void write_trace_on_signals(SignalWrite steps);
+
+// For the exit's write, once it is done: a signal whose default action the writer has not yet delivered (the
+// program exited on its own meanwhile, say on an EINTR it took for an error) ends the process now, as it would
+// have without the library, instead of letting it exit with a code of its own.
+void end_by_held_signals();
 
 }  // namespace perfhound::record

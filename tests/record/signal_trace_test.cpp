@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -66,8 +67,10 @@ struct Ended {
 };
 
 // Forks; the child runs `child` (which writes one byte to `ready` when the signal may come, and never returns
-// unless it means to exit 0), the parent sends `signals` and waits.
-Ended run_child(const std::function<void(int ready)>& child, std::initializer_list<int> signals) {
+// unless it means to exit 0), the parent sends `signals`, `between_s` apart, and waits. Apart, because the kernel
+// keeps one pending instance of a signal: two sent back to back mostly arrive as one.
+Ended run_child(const std::function<void(int ready)>& child, std::initializer_list<int> signals,
+                double between_s = 0.2) {
   g_path = (std::filesystem::temp_directory_path() / ("perfhound_signal_trace_" + std::to_string(::getpid()) + "_" +
                                                       ::testing::UnitTest::GetInstance()->current_test_info()->name()))
                .string();
@@ -87,7 +90,10 @@ Ended run_child(const std::function<void(int ready)>& child, std::initializer_li
   const bool said_ready = ::poll(&ready, 1, kHangS * 1000) == 1 && ::read(pipe_fds[0], &byte, 1) == 1;
   EXPECT_TRUE(said_ready) << "the child never said it was ready";
   ::close(pipe_fds[0]);
-  for (const int sig : signals) ::kill(pid, sig);
+  for (const int* sig = signals.begin(); sig != signals.end(); ++sig) {
+    if (sig != signals.begin()) sleep_s(between_s);
+    ::kill(pid, *sig);
+  }
   Ended e;
   int status = 0;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kHangS);
@@ -276,6 +282,67 @@ TEST(SignalTrace, ASignalAfterTheWriteGoesStraightToTheProgramsHandler) {
       {SIGINT});
   ASSERT_FALSE(e.hung);
   EXPECT_EQ(e.code, 0);
+}
+
+// Asked again long after the first (kRepeatPassesAfterMs), with the write stuck: the repeat is a demand to stop
+// now and ends the program, no trace written, instead of waiting on a write that never finishes.
+TEST(SignalTrace, ARepeatLongAfterTheFirstEndsTheProgramWhileTheWriteIsStuck) {
+  const Ended e = run_child(
+      [](int ready) {
+        write_trace_on_signals(kMarker);
+        g_trace_lock.lock();  // never let go: the flush never comes
+        say_ready(ready);
+        for (;;) sleep_s(1.0);
+      },
+      {SIGTERM, SIGTERM}, kRepeatPassesAfterMs / 1000.0 + 0.5);
+  ASSERT_FALSE(e.hung) << "the repeat did not end the program";
+  EXPECT_EQ(e.signal, SIGTERM);
+  EXPECT_FALSE(std::filesystem::exists(g_path));
+}
+
+// SIGTERM (default action) held while the writer writes, and the program exits on its own meanwhile (its poll
+// returned EINTR, which it takes for an error): the exit's end_by_held_signals ends it by SIGTERM, as without the
+// library, not by its own exit code. The write step returns 2 s after the file is there, so the writer has not
+// delivered the signal when the exit comes.
+TEST(SignalTrace, AProgramExitingWhileASignalIsHeldEndsByThatSignal) {
+  const Ended e = run_child(
+      [](int ready) {
+        write_trace_on_signals({flush_marker, [](bool final) {
+                                  write_marker(final);
+                                  sleep_s(2.0);
+                                }});
+        say_ready(ready);
+        const bool interrupted = ::poll(nullptr, 0, kHangS * 1000) < 0 && errno == EINTR;
+        for (int i = 0; i < 500 && written().empty(); ++i) sleep_s(0.01);  // the exit's own write, done
+        end_by_held_signals();
+        ::_exit(interrupted ? 3 : 4);
+      },
+      {SIGTERM});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.signal, SIGTERM) << "exit code " << e.code;
+  EXPECT_EQ(written(), "final\n");
+}
+
+// A handler installed with SA_RESETHAND runs once, then the default comes back, as the kernel does without the
+// library: a second SIGINT, after the first was handled, ends the program.
+TEST(SignalTrace, AOneShotHandlerIsResetAfterItRuns) {
+  const Ended e = run_child(
+      [](int ready) {
+        struct sigaction one_shot {};
+        one_shot.sa_handler = own_handler;
+        one_shot.sa_flags = SA_RESETHAND;
+        ::sigaction(SIGINT, &one_shot, nullptr);
+        write_trace_on_signals(kMarker);
+        say_ready(ready);
+        if (!handled(1)) ::_exit(1);
+        ::kill(::getpid(), SIGINT);
+        sleep_s(1.0);
+        ::_exit(0);
+      },
+      {SIGINT});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.signal, SIGINT) << "the handler ran again (exit code " << e.code << ")";
+  EXPECT_EQ(written(), "snapshot\n");
 }
 
 // A signal the program ignores stays ignored: no write, and the program ends on its own.
