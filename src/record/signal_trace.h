@@ -1,23 +1,23 @@
 // What perfhound record's injection library does on SIGTERM and SIGINT: write the trace so far, then let the
 // signal do what it would have done without the library (the program's own handler, or the default action).
 //
-// The write never runs inside the signal handler, and the handler never waits for it. The handler interrupts
-// whatever the thread was doing, which may be holding a lock the write needs (CUPTI's, inside a recorded launch;
-// the allocator's): a write, or a wait for one, there waits for a lock its own thread holds. Seen on an H200
-// (2026-12-06): SIGINT to a launch-bound PyTorch loop, whose handler then waited up to 5 s for CUPTI's flush,
-// saw no flush in the 5 s (the interrupted main thread, likely inside a launch, was held in the handler); Python's
-// handler then ran, Python ended 0.8 s later, before the writer had written, and no trace was left. An earlier version that flushed in the
-// handler did not end in 9 minutes on an H100. So the handler only holds the signal back and wakes a writer
-// thread (sem_post, async-signal-safe), started at install with both signals blocked, and returns: the program
-// runs on, letting go of what it held, while the writer flushes and writes. Then the writer delivers the held
-// signals: the program's own handler (Python's SIGINT raises KeyboardInterrupt, then ends by re-raising SIGINT
-// with the default action, skipping exit handlers) runs after the trace is on disk, and a default action (SIGTERM,
-// or SIGINT in a C++ program) ends the program as it would have ended. A repeat of a signal meanwhile (Ctrl-C
-// reaches both perfhound and the program, and perfhound forwards it) is held with the first: one write, one
-// delivery; a repeat kRepeatPassesAfterMs later is passed on at once. Once written, every signal goes on as
-// without the library. Known differences from no library: the program's SA_SIGINFO handler sees the writer's
-// redelivery (si_pid its own, SI_USER), and a signal sent to one thread (raise, pthread_kill) is redelivered to
-// the process, so raise() returns before the handler has run.
+// The write never runs inside the signal handler, and the handler never waits for it. The handler interrupts whatever
+// the thread was doing, which may be holding a lock the write needs (CUPTI's, inside a recorded launch; the
+// allocator's): a write, or a wait for one, there waits for a lock its own thread holds. Seen on an H200 (2026-12-06):
+// SIGINT to a launch-bound PyTorch loop, whose handler then waited up to 5 s for CUPTI's flush, saw no flush in the 5 s
+// (the interrupted main thread, likely inside a launch, was held in the handler); Python's handler then ran, Python
+// ended 0.8 s later, before the writer had written, and no trace was left. An earlier version that flushed in the
+// handler did not end in 9 minutes on an H100. So the handler only holds the signal back and wakes a writer thread
+// (sem_post, async-signal-safe), started at install with both signals blocked, and returns: the program runs on,
+// letting go of what it held, while the writer flushes and writes. Then the writer delivers the held signals: the
+// program's own handler (Python's SIGINT raises KeyboardInterrupt, then ends by re-raising SIGINT with the default
+// action, skipping exit handlers) runs after the trace is on disk, and a default action (SIGTERM, or SIGINT in a C++
+// program) ends the program as it would have ended. A repeat of a signal meanwhile (Ctrl-C reaches both perfhound and
+// the program, and perfhound forwards it) is held with the first: one write, one delivery; a repeat
+// kRepeatPassesAfterMs later is passed on at once. Once written, every signal goes on as without the library. Known
+// differences from no library: the program's SA_SIGINFO handler sees the writer's redelivery (si_pid its own, SI_USER),
+// and a signal sent to one thread (raise, pthread_kill) is redelivered to the process, so raise() returns before the
+// handler has run.
 // A process forked from the one that installed (no writer thread of its own) passes the signal on at once.
 #pragma once
 

@@ -59,9 +59,10 @@ constexpr double kLaunchUnknownNoteShare = 0.10;
 // Idle before the first and after the last GPU activity worth a note: a tenth of the window changes the
 // whole-window busy ratio enough that a reader comparing it with nvidia-smi needs to know why.
 constexpr double kOutsideSpanNoteShare = 0.10;
-// One gap holding more than half the idle time (more than all the others together) is a one-off (start-up: cuBLAS handle creation, lazy module
-// loading; a checkpoint; a data stall), not the steady state's rhythm, yet it weighs in the verdict as much as
-// all the other gaps together: the evidence says so, with the busy share the span has without it.
+// One gap holding more than half the idle time (more than all the others together) is a one-off (start-up:
+// cuBLAS handle creation, lazy module loading; a checkpoint; a data stall), not the steady state's rhythm, yet it
+// weighs in the verdict as much as all the other gaps together: the evidence says so, with the busy share the
+// span has without it.
 constexpr double kOneGapNoteShare = 0.50;
 
 double family_share(const KernelBreakdown& k, KernelFamily family) {

@@ -178,6 +178,9 @@ bool handled(int times) {
   return g_handled >= times;
 }
 
+// The program's handler ran (waited for as `handled`), found the file there when it ran, and it is a snapshot.
+bool handled_after_the_snapshot() { return handled(1) && g_file_at_handler && written() == "snapshot\n"; }
+
 SignalWrite g_steps{};
 Ended snapshot_before_own_handler(SignalWrite steps) {
   g_steps = steps;
@@ -186,7 +189,7 @@ Ended snapshot_before_own_handler(SignalWrite steps) {
         ::signal(SIGINT, own_handler);
         write_trace_on_signals(g_steps);
         say_ready(ready);
-        ::_exit(handled(1) && g_file_at_handler && written() == "snapshot\n" ? 0 : 1);
+        ::_exit(handled_after_the_snapshot() ? 0 : 1);
       },
       {SIGINT});
 }
@@ -221,10 +224,7 @@ TEST(SignalTrace, AFlushBlockedByTheInterruptedThreadDefersTheProgramsHandlerWit
         const auto held_for = std::chrono::steady_clock::now() - start;
         const bool handled_while_locked = g_handled > 0;
         g_trace_lock.unlock();
-        ::_exit(held_for < std::chrono::seconds(2) && !handled_while_locked && handled(1) && g_file_at_handler &&
-                        written() == "snapshot\n"
-                    ? 0
-                    : 1);
+        ::_exit(held_for < std::chrono::seconds(2) && !handled_while_locked && handled_after_the_snapshot() ? 0 : 1);
       },
       {SIGINT});
   ASSERT_FALSE(e.hung);
@@ -239,9 +239,9 @@ TEST(SignalTrace, ARepeatedSignalIsOneWriteThenTheProgramsHandlerOnce) {
         ::signal(SIGINT, own_handler);
         write_trace_on_signals(kMarker);
         signals_land_while_the_flush_lock_is_held(ready);
-        const bool once = handled(1);
+        const bool snapshot_first = handled_after_the_snapshot();
         sleep_s(0.5);
-        ::_exit(once && g_handled == 1 && g_file_at_handler && written() == "snapshot\n" ? 0 : 1);
+        ::_exit(snapshot_first && g_handled == 1 ? 0 : 1);
       },
       {SIGINT, SIGINT});
   ASSERT_FALSE(e.hung);
