@@ -5,9 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <ostream>
@@ -38,6 +40,75 @@ std::string find_injection_library() {
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
   return (exe.parent_path() / kInjectionLibrary).string();
+}
+
+// Where the injection library writes the trace of a CUDA process the program started, named after its pid:
+// OUT.json -> OUT.pid<N>.json (cupti_injection.cpp, InitializeInjection). The prefix and suffix around <N>.
+std::pair<std::string, std::string> child_trace_pattern(const std::string& output) {
+  const std::size_t dot = output.rfind(".json");
+  if (dot == std::string::npos) return {output + ".pid", ""};
+  return {output.substr(0, dot) + ".pid", output.substr(dot)};
+}
+
+struct ChildTrace {
+  std::string path;
+  long pid = 0;
+};
+
+// The child processes' traces beside `output`, by pid.
+std::vector<ChildTrace> child_traces(const std::string& output) {
+  const auto [prefix, suffix] = child_trace_pattern(output);
+  std::vector<ChildTrace> found;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(output).parent_path(), ec)) {
+    const std::string path = entry.path().string();
+    if (path.size() <= prefix.size() + suffix.size() || path.compare(0, prefix.size(), prefix) != 0 ||
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      continue;
+    }
+    const std::string digits = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+    if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    found.push_back({path, std::strtol(digits.c_str(), nullptr, 10)});
+  }
+  std::sort(found.begin(), found.end(), [](const ChildTrace& a, const ChildTrace& b) { return a.pid < b.pid; });
+  return found;
+}
+
+// One trace the library wrote, read back: "wrote 'PATH'<who>: N kernels, ...".
+std::string summarize(const std::string& path, const std::string& who) {
+  auto timeline = trace::import_trace(path);
+  if (!timeline.ok()) return fmt::format("wrote '{}'{}, which does not read back: {}", path, who, timeline.error().message);
+  // The writer puts its own count of what CUPTI had no buffer for, and of the capture windows, in the metadata,
+  // before the events.
+  std::int64_t dropped = 0, windows = -1;
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    char head[4096] = {};
+    const std::size_t n = std::fread(head, 1, sizeof(head) - 1, f);
+    std::fclose(f);
+    const std::string_view text(head, n);
+    const auto number_after = [&](std::string_view key, std::int64_t absent) {
+      const std::size_t at = text.find(key);
+      return at == std::string_view::npos ? absent : std::strtoll(head + at + key.size(), nullptr, 10);
+    };
+    dropped = number_after("\"dropped_records\":", 0);
+    windows = number_after("\"capture_windows\":", -1);
+  }
+  std::size_t kernels = 0, copies = 0, fills = 0;
+  for (const auto& g : timeline->gpu) {
+    kernels += g.kind == trace::GpuKind::kKernel;
+    copies += g.kind == trace::GpuKind::kMemcpy;
+    fills += g.kind == trace::GpuKind::kMemset;
+  }
+  std::string window_note;
+  if (windows == 0) {
+    window_note = " in no capture window: the program never called cudaProfilerStart (--capture-range cudaProfilerApi)";
+  } else if (windows > 0) {
+    window_note = fmt::format(" in {} capture window(s) (cudaProfilerStart to cudaProfilerStop)", windows);
+  }
+  return fmt::format("wrote '{}'{}: {} kernels, {} copies, {} fills, {} host events, {} GPU(s){}; {} records dropped "
+                     "(no CUPTI buffer free)",
+                     path, who, kernels, copies, fills, timeline->host.size(), timeline->info.devices.size(), window_note,
+                     dropped);
 }
 
 class RecordCommand final : public Command {
@@ -101,8 +172,12 @@ class RecordCommand final : public Command {
     const std::string output = std::filesystem::absolute(output_).string();
     const std::filesystem::path parent = std::filesystem::path(output).parent_path();
     if (!std::filesystem::is_directory(parent, ec)) return core::Error{fmt::format("-o: no folder '{}'", parent.string())};
-    std::filesystem::remove(output, ec);  // a trace left from an earlier run must not pass for this one's
+    // A trace left from an earlier run must not pass for this one's: the program's, and its child processes'.
+    std::filesystem::remove(output, ec);
+    for (const ChildTrace& stale : child_traces(output)) std::filesystem::remove(stale.path, ec);
 
+    const auto kinds = record::parse_record_kinds(kinds_);
+    const bool route_nvtx = kinds.ok() && kinds->nvtx_routing;
     std::string joined;
     for (const auto& a : command_) joined += (joined.empty() ? "" : " ") + a;
     *context.err << fmt::format("perfhound record: {} -> {}\n", joined, output);
@@ -139,6 +214,9 @@ class RecordCommand final : public Command {
       ::setenv("PERFHOUND_RECORD_API", api_.c_str(), 1);
       ::setenv("PERFHOUND_RECORD_KINDS", kinds_.c_str(), 1);
       ::setenv("PERFHOUND_RECORD_CAPTURE_RANGE", capture_range_.c_str(), 1);
+      // NVTX decides at the program's first NVTX call whether a tool gets its ranges, which may come before CUDA
+      // starts (and the library with it): the library is named now, unless the program has a tool of its own.
+      if (route_nvtx) ::setenv("NVTX_INJECTION64_PATH", library.c_str(), 0);
       std::vector<char*> argv;
       for (auto& a : command_) argv.push_back(a.data());
       argv.push_back(nullptr);
@@ -165,6 +243,8 @@ class RecordCommand final : public Command {
       return core::Error{fmt::format("cannot run '{}': {}", command_.front(), std::strerror(exec_error))};
     }
 
+    const std::vector<ChildTrace> children = child_traces(output);
+    const std::string ran = fmt::format("the program exited {} after {}", code, core::format_duration_ns(wall_s * 1e9));
     if (!std::filesystem::exists(output, ec)) {
       // A signal that ends the program can come before the injection library has written (a second signal after
       // the library's own, a SIGKILL): the program did run CUDA, perhaps, and the cause is the signal.
@@ -172,48 +252,23 @@ class RecordCommand final : public Command {
           WIFSIGNALED(status) ? fmt::format("the program was ended by signal {} ({}) before a trace was written",
                                             WTERMSIG(status), ::strsignal(WTERMSIG(status)))
                               : "the program made no CUDA call that reached the driver (or CUPTI could not start)";
-      *context.err << fmt::format("perfhound record: no trace written: {}; it exited {} after {}\n", why, code,
-                                  core::format_duration_ns(wall_s * 1e9));
-      return code;
+      if (children.empty()) {
+        *context.err << fmt::format("perfhound record: no trace written: {}; {}\n", why, ran);
+      } else {
+        *context.err << fmt::format("perfhound record: no trace of the program's own process ({}), {} of the process(es) "
+                                    "it started; {}\n", WIFSIGNALED(status) ? why : "it made no CUDA call", children.size(), ran);
+      }
+    } else {
+      *context.out << "perfhound record: " << summarize(output, "") << "; " << ran << "\n";
     }
-    auto timeline = trace::import_trace(output);
-    if (!timeline.ok()) {
-      *context.err << fmt::format("perfhound record: wrote '{}', which does not read back: {}\n", output,
-                                  timeline.error().message);
-      return code;
+    // Traces of CUDA processes the program started (a launcher, a shell, worker processes), each beside the
+    // program's, named after its pid by the library.
+    for (const ChildTrace& child : children) {
+      *context.out << "perfhound record: " << summarize(child.path, fmt::format(" (process {}, started by the program)", child.pid))
+                   << "\n";
     }
-    // The writer puts its own count of what CUPTI had no buffer for, and of the capture windows, in the metadata,
-    // before the events.
-    std::int64_t dropped = 0, windows = -1;
-    if (std::FILE* f = std::fopen(output.c_str(), "rb")) {
-      char head[4096] = {};
-      const std::size_t n = std::fread(head, 1, sizeof(head) - 1, f);
-      std::fclose(f);
-      const std::string_view text(head, n);
-      const auto number_after = [&](std::string_view key, std::int64_t absent) {
-        const std::size_t at = text.find(key);
-        return at == std::string_view::npos ? absent : std::strtoll(head + at + key.size(), nullptr, 10);
-      };
-      dropped = number_after("\"dropped_records\":", 0);
-      windows = number_after("\"capture_windows\":", -1);
-    }
-    std::size_t kernels = 0, copies = 0, fills = 0;
-    for (const auto& g : timeline->gpu) {
-      kernels += g.kind == trace::GpuKind::kKernel;
-      copies += g.kind == trace::GpuKind::kMemcpy;
-      fills += g.kind == trace::GpuKind::kMemset;
-    }
-    std::string window_note;
-    if (windows == 0) {
-      window_note = " in no capture window: the program never called cudaProfilerStart (--capture-range cudaProfilerApi)";
-    } else if (windows > 0) {
-      window_note = fmt::format(" in {} capture window(s) (cudaProfilerStart to cudaProfilerStop)", windows);
-    }
-    *context.out << fmt::format("perfhound record: wrote '{}': {} kernels, {} copies, {} fills, {} host events, {} GPU(s){}; "
-                                "{} records dropped (no CUPTI buffer free); the program exited {} after {}\n"
-                                "next: perfhound trace {}\n",
-                                output, kernels, copies, fills, timeline->host.size(), timeline->info.devices.size(),
-                                window_note, dropped, code, core::format_duration_ns(wall_s * 1e9), output_);
+    const std::string& next = std::filesystem::exists(output, ec) || children.empty() ? output_ : children.front().path;
+    if (std::filesystem::exists(next, ec)) *context.out << fmt::format("next: perfhound trace {}\n", next);
     return code;
   }
 

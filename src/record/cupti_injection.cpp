@@ -281,14 +281,30 @@ void write_final_trace() {
   end_by_held_signals();
 }
 
-// NVTX ranges reach CUPTI only when NVTX is told to load it: point NVTX_INJECTION64_PATH at the libcupti this
-// library was linked with, unless the program set it.
-void route_nvtx_to_cupti() {
+// The libcupti this library was linked with (loaded with it), or null.
+const char* cupti_library_path() {
   Dl_info info{};
-  if (std::getenv("NVTX_INJECTION64_PATH") == nullptr &&
-      dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) != 0 && info.dli_fname != nullptr) {
-    setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
-  }
+  return dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) != 0 ? info.dli_fname : nullptr;
+}
+
+// NVTX ranges reach CUPTI only when NVTX is told to load it. perfhound record points NVTX_INJECTION64_PATH at this
+// library before the program starts (its InitializeInjectionNvtx2 below hands NVTX to CUPTI's); a program run
+// with CUDA_INJECTION64_PATH by hand gets it pointed at libcupti here, at cuInit, which is in time only if the
+// program made no NVTX call before (NVTX reads the variable once, at its first call).
+void route_nvtx_to_cupti() {
+  const char* cupti = cupti_library_path();
+  if (std::getenv("NVTX_INJECTION64_PATH") == nullptr && cupti != nullptr) setenv("NVTX_INJECTION64_PATH", cupti, 0);
+}
+
+// CUPTI's own NVTX entry point `name` (InitializeInjectionNvtx2 for NVTX 3, InitializeInjectionNvtx for the older
+// libnvToolsExt), looked up in the libcupti already loaded with this library.
+using NvtxInitialize = int (*)(void* get_export_table);
+NvtxInitialize cupti_nvtx_entry(const char* name) {
+  const char* cupti = cupti_library_path();
+  void* handle = cupti != nullptr ? dlopen(cupti, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  void* entry = handle != nullptr ? dlsym(handle, name) : nullptr;
+  if (entry == nullptr) std::fprintf(stderr, "perfhound record: no %s in libcupti: NVTX ranges not recorded\n", name);
+  return reinterpret_cast<NvtxInitialize>(entry);
 }
 
 // An activity kind turned on (or off), a refusal said on one stderr line.
@@ -557,4 +573,17 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     result = 1;
   });
   return result;
+}
+
+// NVTX_INJECTION64_PATH names this library (perfhound record sets it, so NVTX is routed from the program's first
+// NVTX call, even one before CUDA starts): NVTX calls its entry point, which hands NVTX to CUPTI's, as pointing
+// the variable at libcupti would. A range opened before cuInit is not recorded (CUPTI's MARKER kind is turned on
+// at cuInit); the ranges after it are.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(void* get_export_table) {
+  static const auto entry = perfhound::record::cupti_nvtx_entry("InitializeInjectionNvtx2");
+  return entry != nullptr ? entry(get_export_table) : 0;
+}
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx(void* get_export_table) {
+  static const auto entry = perfhound::record::cupti_nvtx_entry("InitializeInjectionNvtx");
+  return entry != nullptr ? entry(get_export_table) : 0;
 }

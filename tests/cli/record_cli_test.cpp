@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,29 @@ TEST(RecordCli, AProgramEndedByASignalWithNoTraceSaysSo) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// A program whose CUDA work runs in a process it starts (a shell, a launcher): the library writes that process's
+// trace beside the program's, named after its pid (OUT.pid<N>.json); record says so and reads it back instead of
+// "no trace written". The child here is faked: the shell writes a two-kernel trace where the library would.
+TEST(RecordCli, AChildProcesssTraceIsFoundAndRead) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string out = (dir / "perfhound_record_cli_child.json").string();
+  const std::string stale = (dir / "perfhound_record_cli_child.pid99.json").string();
+  std::ofstream(stale) << "left from an earlier run";
+  const std::string child_trace = R"({"traceEvents":[)"
+                                  R"({"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":10.0,"dur":2.0,"args":{"device":0,"stream":7,"correlation":1}},)"
+                                  R"({"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":13.0,"dur":2.0,"args":{"device":0,"stream":7,"correlation":2}}]})";
+  const std::string write_child = "printf '%s' '" + child_trace + "' > \"${PERFHOUND_RECORD_OUTPUT%.json}.pid4242.json\"";
+  const CliRun r = run({"record", "-o", out, "--", "/bin/sh", "-c", write_child});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("no trace of the program's own process (it made no CUDA call), 1 of the process(es) it started"));
+  EXPECT_THAT(r.out, HasSubstr("perfhound_record_cli_child.pid4242.json' (process 4242, started by the program): 2 kernels"));
+  EXPECT_THAT(r.out, HasSubstr("next: perfhound trace " + (dir / "perfhound_record_cli_child.pid4242.json").string()));
+  EXPECT_FALSE(std::filesystem::exists(stale));  // an earlier run's is not taken for this one's
+  std::filesystem::remove(dir / "perfhound_record_cli_child.pid4242.json");
+}
+
 // What the injection library is told, seen by the program it is injected into: every driver call is recorded
 // only with --driver-api.
 TEST(RecordCli, TheProgramSeesTheRecordersSettings) {
@@ -79,6 +103,21 @@ TEST(RecordCli, KindsReachTheLibrary) {
   EXPECT_EQ(kinds_are({"--kinds", "kernels"}, "all"), 1);
   // A list (kernels and kinds added one by one, record/record_kinds.h) reaches it as given.
   EXPECT_EQ(kinds_are({"--kinds", "kernels,sync,nvtx"}, "kernels,sync,nvtx"), 0);
+}
+
+// NVTX is routed to the library from the program's start (NVTX_INJECTION64_PATH names it), so a range before CUDA
+// starts cannot turn NVTX off for the run; not where the kinds leave NVTX out, nor over a tool the program set.
+TEST(RecordCli, NvtxIsRoutedBeforeTheProgramStarts) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  const std::string library = std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so";
+  ::unsetenv("NVTX_INJECTION64_PATH");
+  EXPECT_EQ(record_sees({}, "NVTX_INJECTION64_PATH", library), 0);
+  EXPECT_EQ(record_sees({"--kinds", "kernels,nvtx"}, "NVTX_INJECTION64_PATH", library), 0);
+  EXPECT_EQ(record_sees({"--kinds", "kernels"}, "NVTX_INJECTION64_PATH", "''"), 0);
+  EXPECT_EQ(record_sees({"--kinds", "kernels,marker"}, "NVTX_INJECTION64_PATH", "''"), 0);
+  ::setenv("NVTX_INJECTION64_PATH", "/opt/other-tool.so", 1);
+  EXPECT_EQ(record_sees({}, "NVTX_INJECTION64_PATH", "/opt/other-tool.so"), 0);
+  ::unsetenv("NVTX_INJECTION64_PATH");
 }
 
 // --capture-range: none (the whole run) by default; cudaProfilerApi reaches the library as nsys spells it.
