@@ -12,7 +12,7 @@ grep -qx '/.devbin/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info; echo
 rm -rf .devbin && mkdir -p .devbin/lib
 bins=("$build/perfhound" "$build/libperfhound_record_inject.so" "$build"/bench/bench_example_* \
       "$build/tests/probe_gpu_test" "$build/tests/gpu_bench_gpu_test" "$build/tests/record_gpu_test"
-      "$build/tests/record_windows_program")
+      "$build/tests/record_windows_program" "$build/tests/record_kinds_program")
 for b in "${bins[@]}"; do if [ -e "$b" ]; then cp "$b" .devbin/; else echo "device_bundle: $b not built, left out"; fi; done
 # Every Debian library the binaries link (Open MPI's among them, and theirs), but not glibc, the C++ runtime
 # or CUDA's, which the GPU machine has in its own versions.

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -27,7 +28,8 @@ constexpr const char* kInjectionLibrary = "libperfhound_record_inject.so";
 
 std::atomic<pid_t> g_child{0};
 
-// Ctrl-C and SIGTERM go to the recorded program, which writes its trace as it ends; perfhound waits for it.
+// Ctrl-C, SIGTERM, SIGHUP and SIGQUIT go to the recorded program, which writes its trace as it ends; perfhound
+// waits for it (a closed terminal's SIGHUP no longer ends perfhound before the program has written).
 void forward_signal(int sig) {
   const pid_t child = g_child.load();
   if (child > 0) ::kill(child, sig);
@@ -188,14 +190,13 @@ class RecordCommand final : public Command {
     if (::pipe2(exec_failure, O_CLOEXEC) != 0) return core::Error{fmt::format("pipe: {}", std::strerror(errno))};
     // The handlers go in before the fork, so a signal while the program starts is forwarded too (exec puts the
     // child's back to the defaults).
-    struct sigaction forward {}, old_int {}, old_term {};
+    constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction forward {}, old[std::size(kForwarded)] {};
     forward.sa_handler = forward_signal;
     sigemptyset(&forward.sa_mask);
-    ::sigaction(SIGINT, &forward, &old_int);
-    ::sigaction(SIGTERM, &forward, &old_term);
+    for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &forward, &old[i]);
     const auto restore_signals = [&] {
-      ::sigaction(SIGINT, &old_int, nullptr);
-      ::sigaction(SIGTERM, &old_term, nullptr);
+      for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &old[i], nullptr);
       g_child = 0;
     };
     const pid_t child = ::fork();

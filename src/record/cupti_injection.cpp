@@ -2,7 +2,7 @@
 // driver calls InitializeInjection at cuInit). It turns on CUPTI's activity records for kernels, copies, fills,
 // runtime and driver API calls, synchronizations, NVTX ranges and devices, hands CUPTI fixed-size buffers from a
 // pool (never an allocation per record), converts each completed buffer into compact records and returns the
-// buffer to the pool; at exit, and on SIGTERM / SIGINT before the program's own handler or the default action
+// buffer to the pool; at exit, and on SIGINT, SIGTERM, SIGHUP or SIGQUIT before the program's own handler or the default action
 // (signal_trace.h, on a thread of its own), it flushes CUPTI and writes the Chrome trace to
 // $PERFHOUND_RECORD_OUTPUT. perfhound record
 // (src/cli/record_command.cpp) sets the variables and runs the program.

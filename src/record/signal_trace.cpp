@@ -23,7 +23,11 @@ std::atomic<std::int64_t> g_first_ns{0};  // when it came (CLOCK_MONOTONIC)
 std::atomic<unsigned> g_pending{0};     // the signals held back while the trace is written (bit_of)
 std::atomic<bool> g_written{false};     // the writer is done: a signal now goes on as without the library
 std::atomic<pid_t> g_writer_pid{0};     // the process whose writer thread this is
-struct sigaction g_previous[2];         // the handlers found at install, for SIGINT and SIGTERM
+// The signals whose default action ends the program without running exit handlers, so without the exit's write:
+// Ctrl-C, kill's default, a closed terminal (an ssh session dropped), Ctrl-\.
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+constexpr int kSignalCount = sizeof(kSignals) / sizeof(kSignals[0]);
+struct sigaction g_previous[kSignalCount];  // the handlers found at install, one a signal of kSignals
 
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<unsigned>::is_always_lock_free &&
               std::atomic<bool>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free &&
@@ -35,21 +39,32 @@ std::int64_t monotonic_ns() {  // clock_gettime: async-signal-safe
   return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
 }
 
-struct sigaction& previous_of(int sig) { return g_previous[sig == SIGINT ? 0 : 1]; }
+int index_of(int sig) {
+  for (int i = 0; i < kSignalCount; ++i) {
+    if (kSignals[i] == sig) return i;
+  }
+  return 0;  // not reached: the handler is installed for kSignals only
+}
 
-unsigned bit_of(int sig) { return sig == SIGINT ? 1U : 2U; }
+struct sigaction& previous_of(int sig) { return g_previous[index_of(sig)]; }
+
+unsigned bit_of(int sig) { return 1U << index_of(sig); }
+
+const char* name_of(int sig) {
+  static constexpr const char* kNames[] = {"SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"};
+  return kNames[index_of(sig)];
+}
 
 bool has_own_handler(const struct sigaction& previous) {
   return (previous.sa_flags & SA_SIGINFO) != 0 ? previous.sa_sigaction != nullptr : previous.sa_handler != SIG_DFL;
 }
 
-// SIGINT and SIGTERM: held in the handler, and never delivered to the writer thread.
-sigset_t both_signals() {
-  sigset_t both;
-  sigemptyset(&both);
-  sigaddset(&both, SIGINT);
-  sigaddset(&both, SIGTERM);
-  return both;
+// kSignals: held in the handler, and never delivered to the writer thread.
+sigset_t handled_signals() {
+  sigset_t all;
+  sigemptyset(&all);
+  for (const int s : kSignals) sigaddset(&all, s);
+  return all;
 }
 
 // The signal again, with the default action in place: it ends the process as it would have without the library,
@@ -96,11 +111,10 @@ void on_signal(int sig, siginfo_t* info, void* context) {
 }
 
 void writer_thread() {
-  while (::sem_wait(&g_wake) != 0) {  // EINTR only: both signals are blocked here, others may not be
+  while (::sem_wait(&g_wake) != 0) {  // EINTR only: kSignals are blocked here, others may not be
   }
   const int sig = g_signal.load();
-  std::fprintf(stderr, "perfhound record: %s: writing the trace recorded so far\n",
-               sig == SIGINT ? "SIGINT" : "SIGTERM");
+  std::fprintf(stderr, "perfhound record: %s: writing the trace recorded so far\n", name_of(sig));
   g_steps.flush();
   // A default action ends the program: this is its last write. A handler of the program's own may let it go
   // on to exit normally, and the exit's write replaces this one.
@@ -109,10 +123,10 @@ void writer_thread() {
   // The held signals, delivered now: the program's own handlers first (through on_signal, which passes them
   // on), then a default action, which ends the program.
   const unsigned held = g_pending.exchange(0);
-  for (const int s : {SIGINT, SIGTERM}) {
+  for (const int s : kSignals) {
     if ((held & bit_of(s)) != 0 && has_own_handler(previous_of(s))) ::kill(::getpid(), s);
   }
-  for (const int s : {SIGINT, SIGTERM}) {
+  for (const int s : kSignals) {
     if ((held & bit_of(s)) != 0 && !has_own_handler(previous_of(s))) end_by_default_action(s);
   }
 }
@@ -127,12 +141,11 @@ void install(int sig) {
   // after the signal until the trace is written: most interrupted calls restart, but poll, select, nanosleep and
   // the like return EINTR whatever the flag, which such a program may take for an error and exit on (the exit
   // then ends it by the held signal: end_by_held_signals). The program's alternate stack (SA_ONSTACK) and mask
-  // are kept too, with both signals added.
+  // are kept too, with kSignals added.
   const bool own = has_own_handler(previous);
   ours.sa_flags = SA_SIGINFO | (own ? (previous.sa_flags & (SA_RESTART | SA_ONSTACK)) : SA_RESTART);
-  ours.sa_mask = own ? previous.sa_mask : both_signals();
-  sigaddset(&ours.sa_mask, SIGINT);
-  sigaddset(&ours.sa_mask, SIGTERM);
+  ours.sa_mask = own ? previous.sa_mask : handled_signals();
+  for (const int s : kSignals) sigaddset(&ours.sa_mask, s);
   ::sigaction(sig, &ours, nullptr);
 }
 
@@ -140,7 +153,7 @@ void install(int sig) {
 
 void end_by_held_signals() {
   if (::getpid() != g_writer_pid.load()) return;
-  for (const int s : {SIGINT, SIGTERM}) {
+  for (const int s : kSignals) {
     if (!has_own_handler(previous_of(s)) && (g_pending.fetch_and(~bit_of(s)) & bit_of(s)) != 0) {
       end_by_default_action(s);
       // The signal may land on another thread: this one waits for it rather than finish the exit first.
@@ -155,10 +168,10 @@ void write_trace_on_signals(SignalWrite steps) {
   g_steps = steps;
   if (::sem_init(&g_wake, 0, 0) != 0) return;  // no writer, no handlers: the exit's write still happens
   g_writer_pid = ::getpid();
-  // The writer inherits this mask: neither signal is ever delivered to it, so its handler never waits on itself.
-  const sigset_t both = both_signals();
+  // The writer inherits this mask: none of kSignals is ever delivered to it, so its handler never waits on itself.
+  const sigset_t handled = handled_signals();
   sigset_t old;
-  ::pthread_sigmask(SIG_BLOCK, &both, &old);
+  ::pthread_sigmask(SIG_BLOCK, &handled, &old);
   bool started = true;
   try {
     std::thread(writer_thread).detach();
@@ -167,8 +180,7 @@ void write_trace_on_signals(SignalWrite steps) {
   }
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (!started) return;
-  install(SIGTERM);
-  install(SIGINT);
+  for (const int s : kSignals) install(s);
 }
 
 }  // namespace perfhound::record

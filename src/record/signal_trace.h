@@ -1,5 +1,6 @@
-// What perfhound record's injection library does on SIGTERM and SIGINT: write the trace so far, then let the
-// signal do what it would have done without the library (the program's own handler, or the default action).
+// What perfhound record's injection library does on SIGINT, SIGTERM, SIGHUP and SIGQUIT (the signals whose default
+// action ends a program without its exit handlers, so without the exit's write): write the trace so far, then let
+// the signal do what it would have done without the library (the program's own handler, or the default action).
 //
 // The write never runs inside the signal handler, and the handler never waits for it. The handler interrupts whatever
 // the thread was doing, which may be holding a lock the write needs (CUPTI's, inside a recorded launch; the
@@ -34,7 +35,8 @@ struct SignalWrite {
 // finished: the file is renamed into place only when whole).
 inline constexpr int kRepeatPassesAfterMs = 3'000;
 
-// Installs the handlers for SIGTERM and SIGINT, except where the program ignores one, and starts the writer
+// Installs the handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT, except where the program ignores one (nohup's
+// SIGHUP), and starts the writer
 // thread. Once per process; the steps run at most once, on the writer thread.
 void write_trace_on_signals(SignalWrite steps);
 

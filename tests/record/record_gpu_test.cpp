@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <cstdint>
 #include <map>
 #include <sstream>
@@ -157,6 +158,114 @@ TEST_F(RecordGpu, ACaptureRangeWorksWithEveryApiSetting) {
     const auto phases = kernels_by_phase(record("--capture-range cudaProfilerApi " + flags, "perfhound_record_gpu_api.json"), &metadata);
     EXPECT_EQ(phases, (std::map<int, int>{{1, 7}, {3, 13}})) << flags;
   }
+}
+
+// record_kinds_program: what is kept beside kernels. Its counts are the program's own: 4 kernels, 2 host-to-device
+// copies and 1 device-to-host copy of 1 MiB, 3 fills of 4 KiB, NVTX ranges "copies" and "kernels" (after an NVTX
+// call made before CUDA started), an event, a stream and a device synchronize.
+struct KindsSeen {
+  int kernels = 0, to_device = 0, to_host = 0, other_copies = 0, fills = 0;
+  std::map<std::string, int> ranges;  // NVTX ranges (user annotations) by name
+  std::map<std::string, int> syncs;   // cuda_sync events by name, counted in the file's text (the importer skips them)
+};
+
+KindsSeen kinds_seen(const std::string& path) {
+  KindsSeen seen;
+  auto timeline = trace::import_trace(path);
+  EXPECT_TRUE(timeline.ok()) << (timeline.ok() ? "" : timeline.error().message);
+  if (!timeline.ok()) return seen;
+  for (const auto& g : timeline->gpu) {
+    const std::string_view name = timeline->name(g.name);
+    if (g.kind == trace::GpuKind::kKernel) {
+      seen.kernels += name.find("touch") != std::string_view::npos;
+    } else if (g.kind == trace::GpuKind::kMemset) {
+      seen.fills += g.bytes == 4096;
+    } else if (g.bytes == (1u << 20) && name.find("HtoD") != std::string_view::npos) {
+      ++seen.to_device;
+    } else if (g.bytes == (1u << 20) && name.find("DtoH") != std::string_view::npos) {
+      ++seen.to_host;
+    } else {
+      ++seen.other_copies;
+    }
+  }
+  for (const auto& h : timeline->host) {
+    if (h.kind == trace::HostKind::kUserAnnotation) ++seen.ranges[std::string(timeline->name(h.name))];
+  }
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const std::string name : {"Event Synchronize", "Stream Synchronize", "Context Synchronize"}) {
+    const std::string needle = "\"cat\":\"cuda_sync\",\"name\":\"" + name + "\"";
+    for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++seen.syncs[name];
+  }
+  return seen;
+}
+
+class RecordGpuKinds : public RecordGpu {
+ protected:
+  void SetUp() override {
+    program_ = (here() / "record_kinds_program").string();
+    const int plain = exit_code(program_ + " > /dev/null 2>&1");
+    if (plain == 77) GTEST_SKIP() << "no CUDA device: record_kinds_program found none";
+    ASSERT_EQ(plain, 0) << program_;
+  }
+};
+
+// The default kinds: kernels, copies, fills and the NVTX ranges opened after CUDA started, although NVTX's first
+// call came before (NVTX_INJECTION64_PATH set by perfhound record; before, that call turned NVTX off for the run
+// and no range was recorded); no synchronization records.
+TEST_F(RecordGpuKinds, TheDefaultKeepsCopiesFillsAndNvtxRanges) {
+  KindsSeen seen = kinds_seen(record("", "perfhound_record_gpu_kinds.json"));
+  EXPECT_EQ(seen.kernels, 4);
+  EXPECT_EQ(seen.to_device, 2);
+  EXPECT_EQ(seen.to_host, 1);
+  EXPECT_EQ(seen.other_copies, 0);
+  EXPECT_EQ(seen.fills, 3);
+  EXPECT_EQ(seen.ranges["copies"], 1);
+  EXPECT_EQ(seen.ranges["kernels"], 1);
+  EXPECT_TRUE(seen.syncs.empty());
+}
+
+// --kinds all adds CUPTI's synchronization records: the event's and the stream's waits once each, and the device's.
+TEST_F(RecordGpuKinds, KindsAllAddsTheHostsWaits) {
+  KindsSeen seen = kinds_seen(record("--kinds all", "perfhound_record_gpu_kinds_all.json"));
+  EXPECT_EQ(seen.kernels, 4);
+  EXPECT_EQ(seen.to_device + seen.to_host, 3);
+  EXPECT_EQ(seen.fills, 3);
+  EXPECT_EQ(seen.ranges["kernels"], 1);
+  EXPECT_EQ(seen.syncs["Event Synchronize"], 1);
+  EXPECT_EQ(seen.syncs["Stream Synchronize"], 1);
+  EXPECT_GE(seen.syncs["Context Synchronize"], 1);
+}
+
+// --kinds kernels: the kernels alone.
+TEST_F(RecordGpuKinds, KernelsAloneKeepNothingElse) {
+  KindsSeen seen = kinds_seen(record("--kinds kernels", "perfhound_record_gpu_kinds_kernels.json"));
+  EXPECT_EQ(seen.kernels, 4);
+  EXPECT_EQ(seen.to_device + seen.to_host + seen.other_copies + seen.fills, 0);
+  EXPECT_TRUE(seen.ranges.empty());
+}
+
+// The program run by a shell, as launchers do: its trace is written beside the one asked for, named after its
+// pid, and perfhound record finds it and says whose it is.
+TEST_F(RecordGpuKinds, AProgramStartedByTheRecordedOneHasItsTraceFound) {
+  const fs::path out = fs::temp_directory_path() / "perfhound_record_gpu_child.json";
+  const fs::path said = fs::temp_directory_path() / "perfhound_record_gpu_child.txt";
+  const std::string command = perfhound_binary().string() + " record -o " + out.string() + " -- /bin/sh -c '" + program_ +
+                              " > /dev/null; exit $?' > " + said.string() + " 2>&1";
+  EXPECT_EQ(exit_code(command), 0) << command;
+  std::ifstream in(said);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("started by the program): 4 kernels"), std::string::npos) << text;
+  EXPECT_FALSE(fs::exists(out)) << "the shell made no CUDA call";
+  int traces = 0;
+  for (const auto& entry : fs::directory_iterator(fs::temp_directory_path())) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("perfhound_record_gpu_child.pid") && name.ends_with(".json")) {
+      ++traces;
+      EXPECT_EQ(kinds_seen(entry.path().string()).kernels, 4) << name;
+    }
+  }
+  EXPECT_EQ(traces, 1);
 }
 
 }  // namespace

@@ -345,6 +345,35 @@ TEST(SignalTrace, AOneShotHandlerIsResetAfterItRuns) {
   EXPECT_EQ(written(), "snapshot\n");
 }
 
+// A closed terminal (an ssh session dropped) sends SIGHUP, whose default action ends the program without its exit
+// handlers, as SIGTERM's does: the trace is written, then SIGHUP ends it.
+TEST(SignalTrace, AClosedTerminalsHangupWritesTheTraceThenEndsTheProgram) {
+  const Ended e = run_child(
+      [](int ready) {
+        write_trace_on_signals(kMarker);
+        say_ready(ready);
+        for (;;) sleep_s(1.0);
+      },
+      {SIGHUP});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.signal, SIGHUP);
+  EXPECT_EQ(written(), "final\n");
+}
+
+// SIGQUIT (Ctrl-\) with a handler of the program's own: a snapshot first, then the handler, as with SIGINT.
+TEST(SignalTrace, SigquitsOwnHandlerRunsAfterTheSnapshot) {
+  const Ended e = run_child(
+      [](int ready) {
+        ::signal(SIGQUIT, own_handler);
+        write_trace_on_signals(kMarker);
+        say_ready(ready);
+        ::_exit(handled_after_the_snapshot() ? 0 : 1);
+      },
+      {SIGQUIT});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.code, 0) << "the program's handler ran before the trace was written";
+}
+
 // A signal the program ignores stays ignored: no write, and the program ends on its own.
 TEST(SignalTrace, AnIgnoredSignalStaysIgnored) {
   const Ended e = run_child(
