@@ -31,9 +31,13 @@ class NameCache {
   std::unordered_map<std::string_view, std::string> cache_;
 };
 
-// ns as Kineto's microseconds with three decimals: exact to the ns.
-std::string us(std::uint64_t ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }
-std::string dur_us(std::uint64_t start, std::uint64_t end) { return us(end > start ? end - start : 0); }
+// ns as Kineto's microseconds with three decimals, exact to the ns, formatted straight into the trace (no string
+// a value: CUPTI's timestamps need 20 digits, past std::string's inline buffer).
+struct Micros {
+  std::uint64_t ns;
+};
+Micros us(std::uint64_t ns) { return {ns}; }
+Micros dur_us(std::uint64_t start, std::uint64_t end) { return {end > start ? end - start : 0}; }
 
 std::string_view gpu_category(GpuKind k) {
   switch (k) {
@@ -45,6 +49,18 @@ std::string_view gpu_category(GpuKind k) {
 }
 
 }  // namespace
+}  // namespace perfhound::record
+
+template <>
+struct fmt::formatter<perfhound::record::Micros> {
+  constexpr auto parse(fmt::format_parse_context& ctx) { return ctx.begin(); }
+  template <typename Context>
+  auto format(perfhound::record::Micros m, Context& ctx) const {
+    return fmt::format_to(ctx.out(), "{}.{:03}", m.ns / 1000, m.ns % 1000);
+  }
+};
+
+namespace perfhound::record {
 
 void write_chrome_trace(const RecordedTrace& t, std::string& out) {
   NameCache names;

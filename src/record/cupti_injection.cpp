@@ -22,6 +22,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "record/chrome_trace_writer.h"
@@ -52,8 +53,10 @@ struct Recorder {
   std::map<std::pair<int, std::uint32_t>, std::string_view> api_names;
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::string_view> copy_names;
   std::map<std::uint32_t, std::string_view> fill_names;
-  std::unordered_map<std::string, std::string_view> range_names;
-  std::unordered_map<std::uint32_t, RangeRecord> open_ranges;  // NVTX start markers by id, until their end
+  std::unordered_set<std::string_view> range_names;  // views of trace.storage: looked up without a copy
+  // NVTX start markers with their id, until their end: a vector reused (no node per range), searched from the
+  // newest, which push/pop nesting ends first.
+  std::vector<std::pair<std::uint32_t, RangeRecord>> open_ranges;
   // What is recorded (from the environment at start): turned on once, or at each capture window's start.
   RecordKinds kinds;
   std::string api = "classified";  // classified, all or none (perfhound record --api)
@@ -186,20 +189,22 @@ void convert(Recorder& r, const CUpti_Activity* a) {
       const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(a);
       if ((m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0) {
         RangeRecord range;
-        const std::string name = m->name != nullptr ? m->name : "(unnamed range)";
+        const std::string_view name = m->name != nullptr ? m->name : "(unnamed range)";
         auto it = r.range_names.find(name);
-        if (it == r.range_names.end()) it = r.range_names.emplace(name, keep(r, name)).first;
-        range.name = it->second;
+        if (it == r.range_names.end()) it = r.range_names.insert(keep(r, std::string(name))).first;
+        range.name = *it;
         range.start_ns = m->timestamp;
         range.process = m->objectId.pt.processId;
         range.thread = m->objectId.pt.threadId;
-        r.open_ranges[m->id] = range;
+        r.open_ranges.emplace_back(m->id, range);
       } else if ((m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) != 0) {
-        const auto it = r.open_ranges.find(m->id);
-        if (it != r.open_ranges.end()) {
+        for (auto it = r.open_ranges.rbegin(); it != r.open_ranges.rend(); ++it) {
+          if (it->first != m->id) continue;
           it->second.end_ns = m->timestamp;
           t.ranges.push_back(it->second);
-          r.open_ranges.erase(it);
+          *it = r.open_ranges.back();
+          r.open_ranges.pop_back();
+          break;
         }
       }
       break;

@@ -49,6 +49,20 @@ RecordedTrace two_kernels_and_a_pageable_copy() {
   return t;
 }
 
+// CUPTI's timestamps are ns since the epoch (about 1.8e18): written as microseconds with the ns as three decimals,
+// every digit kept, where a double (JSON's number as most readers hold it) keeps only about 16.
+TEST(ChromeTraceWriter, EpochTimestampsKeepTheirNanoseconds) {
+  RecordedTrace t;
+  GpuRecord k;
+  k.name = "k";
+  k.start_ns = 1'796'000'000'000'123'456;
+  k.end_ns = k.start_ns + 7;
+  t.gpu.push_back(k);
+  std::string text;
+  write_chrome_trace(t, text);
+  EXPECT_NE(text.find(R"("ts":1796000000000123.456,"dur":0.007)"), std::string::npos) << text;
+}
+
 TEST(ChromeTraceWriter, WhatIsWrittenIsWhatPerfhoundTraceReads) {
   const RecordedTrace t = two_kernels_and_a_pageable_copy();
   const std::string path = (std::filesystem::temp_directory_path() /
