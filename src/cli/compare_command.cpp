@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/number_checks.h"
 #include "cli/output.h"
 #include "compare/compare_conditions.h"
 #include "compare/compare_samples.h"
@@ -520,7 +521,7 @@ class CompareCommand final : public Command {
         ->allow_extra_args(false);  // one word per --variable, so the files after it stay files
     app.add_flag("--force", force_, "Compare even when the conditions differ in more than --variable (warns loudly)");
     app.add_option("--alpha", alpha_, "Significance level of the tests; the intervals are at 1 - alpha")
-        ->check(CLI::Range(0.0001, 0.5))
+        ->check(number_in(0.0001, 0.5))
         ->default_val(compare::kDefaultAlpha);
     app.add_option("--fail-on", fail_on_,
                    "Exit 1 when one of these metrics is significantly worse (comma-separated, e.g. "
@@ -534,12 +535,12 @@ class CompareCommand final : public Command {
         ->check(CLI::IsMember({"ns", "us", "ms", "s", "bytes", "none"}))
         ->default_val("none");
     app.add_option("--warmup", warmup_, "--samples: discard this many leading samples of each file")
-        ->check(CLI::NonNegativeNumber)
+        ->check(whole_number_in(0))
         ->default_val(0);
     app.add_flag("--higher-is-better", higher_is_better_,
                  "Stats documents and --samples: higher values are better (a rate), not lower (a latency)");
     app.add_option("--resamples", resamples_, "Bootstrap resamples for the percentile rows of one run a side")
-        ->check(CLI::Range(100, 1000000))
+        ->check(whole_number_in(100, 1000000))
         ->default_val(2000);
     app.add_option("--seed", seed_, "Seed of the bootstrap resampling (written into the result)")->default_val(1);
     add_output_flags(app, output_);

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <thread>
 
+#include "cli/number_checks.h"
 #include "cli/load_summary_text.h"
 #include "cli/output.h"
 #include "core/log_histogram.h"
@@ -354,7 +355,7 @@ void LoadFlags::add_workload_and_load_to(CLI::App& app) {
   // Results
   app.add_option("--slo", slo, "SLO for goodput and the gate: METRIC=THRESHOLD[@pQ],... e.g. ttft=500ms,tpot=50ms@p95 (gate at p99 by default)");
   app.add_option("--confidence", confidence, "Judge each SLO term at this confidence (binomial bound, as MLPerf early stopping)")
-      ->check(CLI::Range(0.5, 0.999999));
+      ->check(number_in(0.5, 0.999999));
   app.add_option("--condition", stated_conditions, "State a condition the client cannot see, written with the result: "
                                                  "KEY=VALUE, e.g. precision=fp8, hardware=h200, framework=vllm, "
                                                  "framework_version=0.11.0 (repeatable; perfhound audit reads them)");

@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/number_checks.h"
 #include "cli/output.h"
 #include "core/conditions.h"
 #include "core/diagnostics.h"
@@ -38,25 +39,6 @@ core::Result<std::optional<double>> parse_time(const std::string& text, std::str
   return std::optional<double>(core::ns_to_seconds(*ns));
 }
 
-// CLI11's own range checks print the whole double range ("0.000000 to 1797..."): these say it plainly. They
-// run before CLI11 converts the text, so they parse it themselves and never throw.
-const CLI::Validator kAtLeastOne(
-    [](std::string& v) {
-      long long n = 0;
-      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-      if (ec != std::errc() || end != v.data() + v.size()) return "must be a whole number, got '" + v + "'";
-      return n >= 1 ? std::string() : "must be at least 1, got " + v;
-    },
-    "N >= 1");
-const CLI::Validator kPositive(
-    [](std::string& v) {
-      double x = 0;
-      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-      if (ec != std::errc() || end != v.data() + v.size()) return "must be a number, got '" + v + "'";
-      return x > 0 ? std::string() : "must be positive, got " + v;
-    },
-    "X > 0");
-
 class MfuCommand final : public Command {
  public:
   std::string_view name() const override { return "mfu"; }
@@ -68,19 +50,19 @@ class MfuCommand final : public Command {
     app.add_option("--model", model_, "Preset (llama-3-8b, mixtral-8x7b, ...) or a Hugging Face config.json")->required();
     app.add_option("--hw", hw_, "Chip: a catalogue name (perfhound hw list) or a chip JSON file")->required();
     app.add_option("--phase", phase_, "prefill or decode")->check(CLI::IsMember({"prefill", "decode"}))->required();
-    app.add_option("--batch", workload_.batch, "Sequences per step")->check(kAtLeastOne)->default_val(1);
-    app.add_option("--input-len", workload_.input_len, "Prompt tokens per sequence")->check(CLI::NonNegativeNumber)->default_val(0);
+    app.add_option("--batch", workload_.batch, "Sequences per step")->check(whole_number_in(1))->default_val(1);
+    app.add_option("--input-len", workload_.input_len, "Prompt tokens per sequence")->check(whole_number_in(0))->default_val(0);
     app.add_option("--output-len", workload_.output_len, "Generated tokens per sequence (decode: the mean context is input + output/2)")
-        ->check(CLI::NonNegativeNumber)
+        ->check(whole_number_in(0))
         ->default_val(0);
-    app.add_option("--tp", workload_.tensor_parallel, "Tensor-parallel GPUs (figures are per GPU)")->check(kAtLeastOne)->default_val(1);
+    app.add_option("--tp", workload_.tensor_parallel, "Tensor-parallel GPUs (figures are per GPU)")->check(whole_number_in(1))->default_val(1);
     app.add_option("--precision", precision_, "Weight and math precision: bf16, fp16, fp8, int8, fp4, fp32, tf32")->default_val("bf16");
     app.add_option("--kv-precision", kv_precision_, "KV-cache precision (default: bf16, or --precision when that is 16-bit)");
     app.add_option("--step-time", step_time_, "Measured time of the step (e.g. 14ms); prefill: the whole prefill");
     app.add_option("--ttft", ttft_, "Measured time to first token (prefill; the prefill dominates it)");
     app.add_option("--tpot", tpot_, "Measured time per output token (decode)");
     app.add_option("--tokens-per-s", tokens_per_s_, "Measured throughput in tokens/s over the batch (alternative to a time)")
-        ->check(kPositive);
+        ->check(positive_number());
     add_output_flags(app, output_);
   }
 

@@ -1,11 +1,17 @@
 #include "cli/probe_command.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <ostream>
 #include <sstream>
 
+#include "cli/number_checks.h"
 #include "cli/output.h"
 #include "core/conditions.h"
 #include "cuda/probe_report.h"
@@ -45,12 +51,12 @@ class ProbeCommand final : public Command {
   }
 
   void add_flags(CLI::App& app) override {
-    app.add_option("--device", options_.device, "CUDA device ordinal to probe")->check(CLI::NonNegativeNumber)->default_val(0);
+    app.add_option("--device", options_.device, "CUDA device ordinal to probe")->check(whole_number_in(0, 1023))->default_val(0);
     app.add_flag("--quick", options_.quick, "1 GiB bandwidth buffers, 4096^3 GEMMs, 2 warm-ups and 10 repeats");
     app.add_option("--warmup", options_.warmup, "Warm-up runs discarded per figure (default 5, --quick 2)")
-        ->check(CLI::Range(1, 1000));
+        ->check(whole_number_in(1, 1000));
     app.add_option("--repeats", options_.repeats, "Timed repeats per figure (default 20, --quick 10)")
-        ->check(CLI::Range(3, 10000));
+        ->check(whole_number_in(3, 10000));
     app.add_option("--catalogue-out", catalogue_out_,
                    "Also write a chip file (data/hw schema) whose 'measured' holds these ceilings, for roofline/mfu --hw");
     app.add_option("--base", base_, "With --catalogue-out: the catalogue chip (e.g. h200-sxm) or chip file whose "
@@ -66,6 +72,17 @@ class ProbeCommand final : public Command {
     if (!base_.empty()) {
       PH_ASSIGN_OR_RETURN(base, base_chip_json(base_));
     }
+    // The files are written after minutes of measuring: a folder that is not there is said now, not then.
+    for (const auto& [flag, path] : {std::pair<std::string, std::string>{"-o", output_.output_path},
+                                     std::pair<std::string, std::string>{"--catalogue-out", catalogue_out_}}) {
+      if (path.empty()) continue;
+      std::error_code ec;
+      const std::filesystem::path folder = std::filesystem::absolute(path, ec).parent_path();
+      if (!std::filesystem::is_directory(folder, ec)) return core::Error{fmt::format("{}: no folder '{}'", flag, folder.string())};
+      if (::access(folder.c_str(), W_OK) != 0) {
+        return core::Error{fmt::format("{}: cannot write in '{}': {}", flag, folder.string(), std::strerror(errno))};
+      }
+    }
     if (!cuda::built_with_cuda()) return core::Error{"built without CUDA (nvcc was not found at configure time)"};
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
     PH_ASSIGN_OR_RETURN(const cuda::ProbeResult result, cuda::run_probe(options_, context.err));
@@ -74,18 +91,21 @@ class ProbeCommand final : public Command {
     const auto diagnostics = cuda::probe_diagnostics(result);
     const auto doc = report::make_json_document("probe", conditions, cuda::probe_result_json(result),
                                                 core::diagnostics_to_json(diagnostics));
+    // A chip file that cannot be written still leaves the figures printed (and in -o's file): the error follows them.
+    core::Status chip_written;
     if (!catalogue_out_.empty()) {
-      PH_ASSIGN_OR_RETURN(const auto chip, cuda::probe_chip_json(result, conditions, base).with_context("--catalogue-out"));
-      PH_TRY(report::write_text_file(catalogue_out_, chip.dump(2) + "\n").with_context("--catalogue-out"));
+      auto chip = cuda::probe_chip_json(result, conditions, base);
+      chip_written = chip.ok() ? report::write_text_file(catalogue_out_, chip->dump(2) + "\n") : core::Status(chip.error());
     }
     std::string text = cuda::probe_table(result);
-    if (!catalogue_out_.empty()) {
+    if (!catalogue_out_.empty() && chip_written.ok()) {
       text += fmt::format("chip file with the measured ceilings: {} (use it as roofline/mfu --hw {})\n", catalogue_out_,
                           catalogue_out_);
     }
     text += conditions_block(conditions);
     PH_TRY(emit_result(context, output_, doc, text));
     print_diagnostics(context, diagnostics);
+    PH_TRY(std::move(chip_written).with_context("--catalogue-out"));
     return kExitOk;
   }
 

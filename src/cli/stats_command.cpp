@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/number_checks.h"
 #include "cli/output.h"
 #include "core/bootstrap.h"
 #include "core/conditions.h"
@@ -50,13 +51,13 @@ class StatsCommand final : public Command {
         ->check(CLI::IsMember({"ns", "us", "ms", "s", "bytes", "none"}))
         ->default_val("none");
     app.add_option("--warmup", warmup_, "Discard this many leading samples as warm-up (reported)")
-        ->check(CLI::NonNegativeNumber)
+        ->check(whole_number_in(0))
         ->default_val(0);
     app.add_option("--confidence", confidence_, "Confidence level of the bootstrap intervals, in (0, 1)")
-        ->check(CLI::Range(0.5, 0.999))
+        ->check(number_in(0.5, 0.999))
         ->default_val(0.95);
     app.add_option("--resamples", resamples_, "Bootstrap resamples per interval")
-        ->check(CLI::Range(100, 1000000))
+        ->check(whole_number_in(100, 1000000))
         ->default_val(2000);
     app.add_option("--seed", seed_, "Seed of the bootstrap resampling (written into the result)")->default_val(1);
     add_output_flags(app, output_);

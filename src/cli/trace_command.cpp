@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 
+#include "cli/number_checks.h"
 #include "cli/output.h"
 #include "core/conditions.h"
 #include "core/diagnostics.h"
@@ -97,16 +98,16 @@ class TraceCommand final : public Command {
                    "Trace file (Kineto .json / .json.gz, nsys .sqlite) or a folder of per-rank trace files")
         ->required();
     app.add_option("--top", top_, "How many kernels the kernel table lists (0 lists all)")
-        ->check(CLI::Range(0, 1000000))
+        ->check(whole_number_in(0, 1000000))
         ->default_val(10);
     app.add_option("--gaps", longest_gaps_, "How many of the longest idle gaps to list per GPU")
-        ->check(CLI::Range(0, 1000000))
+        ->check(whole_number_in(0, 1000000))
         ->default_val(5);
     app.add_option("--range", range_,
                    "Analyze only the span of the user annotation / NVTX range of this exact name (e.g. 'loop', "
                    "'ProfilerStep#3'): the steady state without the start-up around it");
     app.add_option("--range-index", range_index_, "With --range: which range of that name, 1-based (default 1)")
-        ->check(CLI::Range(1, 1000000000))
+        ->check(whole_number_in(1, 1000000000))
         ->default_val(1);
     app.add_option("--annotate", annotate_path_,
                    "Write the trace with the idle gaps and the verdict added as events, for the Perfetto UI "

@@ -29,6 +29,22 @@ TEST(ProbeCli, BadFlagsNameTheFlag) {
                         "--base: unknown chip 'no-such-chip' (catalogue: a100-sxm-80gb");
 }
 
+// A number flag's error says what a number it wants, not CLI11's "not in range 0.000000 to" a 309-digit double.
+TEST(ProbeCli, NumberFlagsSayWhatTheyWant) {
+  expect_one_line_error(run({"probe", "--device", "abc"}), "--device: must be a whole number, got 'abc'");
+  expect_one_line_error(run({"probe", "--device", "-1"}), "--device: must be 0 to 1023, got -1");
+  expect_one_line_error(run({"probe", "--repeats", "x"}), "--repeats: must be a whole number, got 'x'");
+  expect_one_line_error(run({"probe", "--warmup", "2.5"}), "--warmup: must be a whole number, got '2.5'");
+}
+
+// Where the files go is checked before the minutes of measuring, not after them: with or without a GPU, a folder
+// that is not there is the error.
+TEST(ProbeCli, OutputFoldersAreCheckedBeforeMeasuring) {
+  expect_one_line_error(run({"probe", "--quick", "-o", "/nonexistent-folder/probe.json"}), "-o: no folder '/nonexistent-folder'");
+  expect_one_line_error(run({"probe", "--quick", "--catalogue-out", "/nonexistent-folder/chip.json"}),
+                        "--catalogue-out: no folder '/nonexistent-folder'");
+}
+
 TEST(ProbeCli, HelpListsEveryFlag) {
   const CliRun r = run({"probe", "--help"});
   EXPECT_EQ(r.code, 0);

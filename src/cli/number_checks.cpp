@@ -1,0 +1,57 @@
+#include "cli/number_checks.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <string>
+
+namespace perfhound::cli {
+namespace {
+
+template <typename T>
+bool parse_whole(const std::string& text, T& value) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+template <typename T>
+std::string bounds(T lo, T hi, bool unbounded) {
+  return unbounded ? fmt::format("{} or more", lo) : fmt::format("{} to {}", lo, hi);
+}
+
+}  // namespace
+
+CLI::Validator whole_number_in(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        long long n = 0;
+        if (!parse_whole(text, n)) return fmt::format("must be a whole number, got '{}'", text);
+        if (n < lo || n > hi) return fmt::format("must be {}, got {}", bounds(lo, hi, hi == kNoUpperBound), text);
+        return {};
+      },
+      hi == kNoUpperBound ? fmt::format("N >= {}", lo) : fmt::format("{}..{}", lo, hi));
+}
+
+CLI::Validator number_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        double x = 0;
+        if (!parse_whole(text, x) || std::isnan(x)) return fmt::format("must be a number, got '{}'", text);
+        if (x < lo || x > hi) return fmt::format("must be {}, got {}", bounds(lo, hi, std::isinf(hi)), text);
+        return {};
+      },
+      std::isinf(hi) ? fmt::format("X >= {}", lo) : fmt::format("{}..{}", lo, hi));
+}
+
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double x = 0;
+        if (!parse_whole(text, x) || std::isnan(x)) return fmt::format("must be a number, got '{}'", text);
+        return x > 0 ? std::string() : fmt::format("must be above 0, got {}", text);
+      },
+      "X > 0");
+}
+
+}  // namespace perfhound::cli
