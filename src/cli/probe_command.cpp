@@ -58,7 +58,7 @@ class ProbeCommand final : public Command {
     app.add_option("--repeats", options_.repeats, "Timed repeats per figure (default 20, --quick 10)")
         ->check(whole_number_in(3, 10000));
     app.add_option("--catalogue-out", catalogue_out_,
-                   "Also write a chip file (data/hw schema) whose 'measured' holds these ceilings, for roofline/mfu --hw");
+                   "Also write a chip file (data/hw schema) whose 'measured' holds these ceilings, for roofline, mfu and serve --hw");
     app.add_option("--base", base_, "With --catalogue-out: the catalogue chip (e.g. h200-sxm) or chip file whose "
                                     "spec-sheet fields the chip file keeps");
     add_output_flags(app, output_);
@@ -99,7 +99,7 @@ class ProbeCommand final : public Command {
     }
     std::string text = cuda::probe_table(result);
     if (!catalogue_out_.empty() && chip_written.ok()) {
-      text += fmt::format("chip file with the measured ceilings: {} (use it as roofline/mfu --hw {})\n", catalogue_out_,
+      text += fmt::format("chip file with the measured ceilings: {} (use it as roofline, mfu or serve --hw {})\n", catalogue_out_,
                           catalogue_out_);
     }
     text += conditions_block(conditions);

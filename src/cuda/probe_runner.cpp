@@ -373,6 +373,21 @@ class Probe {
                 fmt::format("{} back-to-back <<<1,1>>> empty-kernel launches, wall clock to stream completion, per launch",
                             launches),
                 per_operation_times(t, launches));
+    // The latency a caller that waits for its kernel sees: launch, then synchronize, one at a time. Back to back
+    // (above), launches overlap the GPU's work and each other's completion, so the figure above is the launch
+    // path's throughput, this one its round trip.
+    const int round_trips = launches / 10;
+    PH_ASSIGN_OR_RETURN(t, timer_->wall([&]() -> core::Status {
+      for (int i = 0; i < round_trips; ++i) {
+        PH_CUDA_TRY(launch_empty(stream()));
+        PH_CUDA_TRY(cudaStreamSynchronize(stream()));
+      }
+      return core::Status::success();
+    }));
+    add_latency("kernel_launch_round_trip", "kernel launch, waited for",
+                fmt::format("{} times one <<<1,1>>> empty-kernel launch then cudaStreamSynchronize, wall clock, per launch",
+                            round_trips),
+                per_operation_times(t, round_trips));
 
     const int nodes = result_.settings.graph_nodes;
     PH_CUDA_TRY(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal));

@@ -122,10 +122,36 @@ TEST(ProbeGpu, QuickProbeGivesSaneFigures) {
   ASSERT_TRUE(bf16->measured()) << bf16->unsupported;
   EXPECT_GT(bf16->summary.median, 1e12);
   EXPECT_LT(bf16->summary.median, 5e15);
+  for (const char* key : {"bf16_gemm", "fp16_gemm", "tf32_gemm", "fp32_fma"}) {
+    const ProbeFigure* f = r->find(key);
+    ASSERT_NE(f, nullptr) << key;
+    ASSERT_TRUE(f->measured()) << key << ": " << f->unsupported;
+    EXPECT_GT(f->summary.median, 1e12) << key;  // any datacenter GPU since Volta does over a TFLOP/s in each
+    EXPECT_LT(f->summary.median, 5e15) << key;
+  }
+  // tf32 runs at half bf16's tensor rate on Ampere and Hopper (dense): well below it, whatever the clocks.
+  EXPECT_LT(r->find("tf32_gemm")->summary.median, 0.75 * r->find("bf16_gemm")->summary.median);
+  for (const char* key : {"h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable"}) {
+    const ProbeFigure* f = r->find(key);
+    ASSERT_NE(f, nullptr) << key;
+    ASSERT_TRUE(f->measured()) << key;
+    EXPECT_GT(f->summary.median, 1e9) << key;    // PCIe 3 x16 and up, or NVLink-C2C
+    EXPECT_LT(f->summary.median, 1e12) << key;   // under NVLink-C2C's 900 GB/s
+  }
   const ProbeFigure* launch = r->find("kernel_launch");
   ASSERT_NE(launch, nullptr);
   EXPECT_GT(launch->summary.median, 0);
   EXPECT_LT(launch->summary.median, 1e-3);
+  // One launch waited for takes at least as long as one of many back to back, which overlap each other.
+  const ProbeFigure* round_trip = r->find("kernel_launch_round_trip");
+  ASSERT_NE(round_trip, nullptr);
+  EXPECT_GE(round_trip->summary.median, launch->summary.median);
+  EXPECT_LT(round_trip->summary.median, 1e-3);
+  // A graph's kernel nodes launch for less each than kernels launched one by one: what graphs are for.
+  const ProbeFigure* per_node = r->find("graph_launch_per_node");
+  ASSERT_NE(per_node, nullptr);
+  EXPECT_GT(per_node->summary.median, 0);
+  EXPECT_LT(per_node->summary.median, launch->summary.median);
   const auto chip = probe_chip_json(*r, core::Conditions::capture(0, nullptr), std::nullopt);
   ASSERT_TRUE(chip.ok()) << chip.error().message;
   const auto spec = hw::chip_spec_from_json(nlohmann::json::parse(chip->dump()), "probe");

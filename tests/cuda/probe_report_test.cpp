@@ -173,5 +173,27 @@ TEST(ProbeReport, RooflineJudgesAgainstTheMeasuredFile) {
   EXPECT_THAT(j["conditions"]["parameters"]["memory_roof"].get<std::string>(), HasSubstr("measured"));
 }
 
+// The chip file feeds mfu and serve as it feeds roofline. mfu says in its conditions that it judged against the
+// measured ceilings; serve's simulated engine takes its step times from them, and its start line says so, with
+// the fixture's bf16 rate: 2 x 8192^3 FLOP in 1.45 ms = 758 TFLOP/s.
+TEST(ProbeReport, MfuAndServeUseTheMeasuredFile) {
+  const auto chip = probe_chip_json(h200_result(), conditions(), std::nullopt);
+  ASSERT_TRUE(chip.ok());
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("perfhound_probe_report_mfu_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << chip->dump(2);
+  const cli::CliRun mfu = cli::run({"mfu", "--model", "llama-3-8b", "--hw", path.string(), "--phase", "decode",
+                                    "--batch", "8", "--step-time", "12ms", "--json"});
+  const cli::CliRun serve = cli::run({"serve", "--hw", path.string(), "--port", "0", "--duration", "50ms"});
+  std::filesystem::remove(path);
+  ASSERT_EQ(mfu.code, 0) << mfu.err;
+  const auto j = nlohmann::json::parse(mfu.out);
+  EXPECT_THAT(j["conditions"]["parameters"]["compute_roof"].get<std::string>(), HasSubstr("measured"));
+  EXPECT_THAT(j["conditions"]["parameters"]["memory_roof"].get<std::string>(), HasSubstr("measured"));
+  ASSERT_EQ(serve.code, 0) << serve.err;
+  EXPECT_THAT(serve.err, HasSubstr("roofs 758 TFLOP/s (measured) and "));
+  EXPECT_THAT(serve.err, HasSubstr("TB/s (measured)"));
+}
+
 }  // namespace
 }  // namespace perfhound::cuda
