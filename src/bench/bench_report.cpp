@@ -15,7 +15,7 @@ using Json = nlohmann::ordered_json;
 Json clocks_json(const std::optional<GpuClocks>& c) {
   if (!c) return nullptr;
   return {{"sm_clock_hz", c->sm_clock_hz}, {"memory_clock_hz", c->memory_clock_hz},
-          {"temperature_c", c->temperature_c}};
+          {"temperature_c", c->temperature_c}, {"clock_event_reasons", c->clock_event_reasons}};
 }
 
 std::string rate_cell(const Measurement& m) {

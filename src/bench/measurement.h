@@ -44,6 +44,7 @@ struct GpuClocks {
   double sm_clock_hz = 0;
   double memory_clock_hz = 0;
   double temperature_c = 0;
+  std::uint64_t clock_event_reasons = 0;  // NVML's bitmask (cuda/probe_figures.h kThrottleReasonBits: the limits)
 };
 
 struct Measurement {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "core/check.h"
 #include "core/percentile.h"
@@ -51,6 +53,17 @@ std::vector<double> per_operation_times(std::span<const double> seconds, std::in
 bool clock_dropped(double before_hz, double after_hz) {
   if (!(before_hz > 0) || !(after_hz > 0)) return false;
   return after_hz < before_hz * (1 - kClockDropThreshold);
+}
+
+std::string throttle_reasons(std::uint64_t clock_event_reasons) {
+  static constexpr std::pair<std::uint64_t, const char*> kNames[] = {
+      {0x4, "power cap"}, {0x8, "hardware slowdown"}, {0x20, "thermal (software)"}, {0x40, "thermal (hardware)"},
+      {0x80, "power brake"}};
+  std::string out;
+  for (const auto& [bit, name] : kNames) {
+    if ((clock_event_reasons & bit) != 0) out += (out.empty() ? "" : ", ") + std::string(name);
+  }
+  return out;
 }
 
 std::uint64_t bandwidth_buffer_bytes(std::uint64_t wanted_bytes, std::uint64_t free_bytes) {

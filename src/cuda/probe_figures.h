@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <span>
 #include <vector>
 
@@ -47,6 +48,14 @@ constexpr double fma_flop(std::int64_t threads, std::int64_t fma_per_thread) {
 inline constexpr double kClockDropThreshold = 0.01;
 // True when `after_hz` is below `before_hz` by more than kClockDropThreshold; false if either is <= 0.
 bool clock_dropped(double before_hz, double after_hz);
+
+// NVML's clock event reasons (nvmlDeviceGetCurrentClocksEventReasons, nvml.h's nvmlClocksEventReason* bits) that
+// mean the clocks are held down by a limit: the software power cap (0x4), hardware slowdown (0x8), software
+// thermal slowdown (0x20), hardware thermal slowdown (0x40) and the hardware power brake (0x80). Idle (0x1),
+// application clocks (0x2), sync boost (0x10) and display clocks (0x100) are settings, not throttling.
+inline constexpr std::uint64_t kThrottleReasonBits = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
+// The throttling reasons in `clock_event_reasons`, named: "power cap, thermal (software)"; empty when none.
+std::string throttle_reasons(std::uint64_t clock_event_reasons);
 
 // Buffer size for the bandwidth figures: `wanted_bytes`, halved until two buffers fit in half of
 // `free_bytes`, rounded down to a multiple of 16 MiB (whole 16-byte vectors, every grid stride aligned);

@@ -220,13 +220,24 @@ std::string probe_table(const ProbeResult& r) {
 std::vector<core::Diagnostic> probe_diagnostics(const ProbeResult& r) {
   std::vector<core::Diagnostic> out;
   if (!r.nvml_available) out.push_back({&core::kNvmlUnavailable, r.nvml_error});
+  const auto reasons = [](const ClockSample& c) {
+    const std::string named = throttle_reasons(c.clock_event_reasons);
+    return fmt::format("0x{:x}{}", c.clock_event_reasons, named.empty() ? "" : " (" + named + ")");
+  };
   if (r.before && r.after && clock_dropped(r.before->sm_clock_hz, r.after->sm_clock_hz)) {
     out.push_back({&core::kClockDropped,
                    fmt::format("SM clock under load {:.0f} MHz before, {:.0f} MHz after ({:+.1f}%); temperature {:.0f} "
-                               "C -> {:.0f} C; clock event reasons 0x{:x} -> 0x{:x}",
+                               "C -> {:.0f} C; clock event reasons {} -> {}",
                                r.before->sm_clock_hz / 1e6, r.after->sm_clock_hz / 1e6,
                                (r.after->sm_clock_hz / r.before->sm_clock_hz - 1) * 100, r.before->temperature_c,
-                               r.after->temperature_c, r.before->clock_event_reasons, r.after->clock_event_reasons)});
+                               r.after->temperature_c, reasons(*r.before), reasons(*r.after))});
+  } else if (r.before && r.after &&
+             ((r.before->clock_event_reasons | r.after->clock_event_reasons) & kThrottleReasonBits) != 0) {
+    // The clock held, but a limit held it down the whole time: the figures are a throttled GPU's.
+    out.push_back({&core::kClockThrottled,
+                   fmt::format("SM clock under load {:.0f} MHz before, {:.0f} MHz after; clock event reasons {} -> {}",
+                               r.before->sm_clock_hz / 1e6, r.after->sm_clock_hz / 1e6, reasons(*r.before),
+                               reasons(*r.after))});
   }
   for (const auto& f : r.figures) {
     if (!f.measured()) out.push_back({&core::kFigureUnsupported, f.label + ": " + f.unsupported});

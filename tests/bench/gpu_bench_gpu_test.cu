@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench/cuda/gpu_bench.h"
+#include "cuda/probe_figures.h"
 
 namespace perfhound::bench::cuda {
 namespace {
@@ -142,9 +143,19 @@ TEST(GpuBench, ClocksAreReadOrTheirAbsenceSaid) {
   const SampledRun r = gpu->run("empty", quick(Mode::kHot), [](const Launch& l) { empty_kernel<<<1, 1, 0, l.stream>>>(); });
   ASSERT_FALSE(r.error) << r.error->message;
   const bool nvml = gpu->conditions()["nvml"] == "available";
+  // The boost ceiling is a condition (the same on every run of this GPU); the clocks a run saw stay under it.
+  const int max_sm_mhz = gpu->conditions()["max_sm_clock_mhz"].get<int>();
+  EXPECT_GT(max_sm_mhz, 500);
   if (nvml) {
     ASSERT_TRUE(r.measurement.clocks_before && r.measurement.clocks_after);
     EXPECT_GT(r.measurement.clocks_after->sm_clock_hz, 100e6);
+    EXPECT_LE(r.measurement.clocks_after->sm_clock_hz, max_sm_mhz * 1e6 * 1.01);
+    // A limit NVML names (power cap, thermal) is said, whether or not the clock fell.
+    const bool limited = ((r.measurement.clocks_before->clock_event_reasons | r.measurement.clocks_after->clock_event_reasons) &
+                          perfhound::cuda::kThrottleReasonBits) != 0;
+    const bool said = std::any_of(r.measurement.diagnostics.begin(), r.measurement.diagnostics.end(),
+                                  [](const auto& d) { return d.kind->id == "clock-throttled"; });
+    EXPECT_EQ(said, limited);
   } else {
     ASSERT_FALSE(r.measurement.diagnostics.empty());
     EXPECT_EQ(r.measurement.diagnostics[0].kind->id, "nvml-unavailable");

@@ -80,6 +80,15 @@ TEST(ProbeFigures, ClockDropBeyondOnePercent) {
   EXPECT_FALSE(clock_dropped(1980e6, 2000e6));  // rose
 }
 
+// The bits of nvml.h's nvmlClocksEventReason* constants: the limits are named, the settings are not throttling.
+TEST(ProbeFigures, ThrottleReasonsNameTheLimits) {
+  EXPECT_EQ(throttle_reasons(0), "");
+  EXPECT_EQ(throttle_reasons(0x1 | 0x2 | 0x10 | 0x100), "");  // idle, application clocks, sync boost, display
+  EXPECT_EQ(throttle_reasons(0x20), "thermal (software)");
+  EXPECT_EQ(throttle_reasons(0x4 | 0x40), "power cap, thermal (hardware)");
+  EXPECT_EQ(throttle_reasons(0x8 | 0x80 | 0x1), "hardware slowdown, power brake");
+}
+
 TEST(ProbeFigures, BandwidthBufferFitsTheFreeMemory) {
   const std::uint64_t gib = 1ull << 30;
   // 140 GiB free: two 4 GiB buffers fit in half of it.

@@ -90,6 +90,18 @@ TEST(ProbeReport, DiagnosticsNameTheDropAndTheUnsupported) {
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].kind->id, "clock-dropped");
   EXPECT_THAT(d[0].message, HasSubstr("1980 MHz before, 1755 MHz after (-11.4%)"));
+  EXPECT_THAT(d[0].message, HasSubstr("clock event reasons 0x0 -> 0x20 (thermal (software))"));
+  // No fall, but the power cap held the clock down from the start: said all the same.
+  ProbeResult capped = h200_result();
+  capped.before = ClockSample{1755e6, 3201e6, 70, 700, 0x4};
+  capped.after = ClockSample{1755e6, 3201e6, 71, 700, 0x4};
+  const auto dc = probe_diagnostics(capped);
+  ASSERT_EQ(dc.size(), 2u);
+  EXPECT_EQ(dc[0].kind->id, "clock-throttled");
+  EXPECT_THAT(dc[0].message, HasSubstr("clock event reasons 0x4 (power cap) -> 0x4 (power cap)"));
+  ProbeResult steady = h200_result();
+  steady.after = steady.before;
+  EXPECT_EQ(probe_diagnostics(steady).size(), 1u);  // the unsupported figure alone
   EXPECT_EQ(d[1].kind->id, "figure-unsupported");
   ProbeResult no_nvml = h200_result();
   no_nvml.nvml_available = false;

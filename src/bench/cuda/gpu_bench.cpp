@@ -51,7 +51,7 @@ struct GpuBench::State {
     if (!nvml) return std::nullopt;
     const auto s = nvml->sample();
     if (!s) return std::nullopt;
-    return GpuClocks{s->sm_clock_hz, s->memory_clock_hz, s->temperature_c};
+    return GpuClocks{s->sm_clock_hz, s->memory_clock_hz, s->temperature_c, s->clock_event_reasons};
   }
 
   core::Status gate() {
@@ -155,6 +155,11 @@ nlohmann::ordered_json GpuBench::conditions() const {
   j["sm_count"] = s.prop.multiProcessorCount;
   j["l2_cache_bytes"] = s.l2_bytes;
   j["memory_bytes"] = static_cast<std::int64_t>(s.prop.totalGlobalMem);
+  // The clocks the GPU may run at (its boost ceiling, kHz from the device query): fixed for a GPU, unlike the
+  // clocks it ran at, which each benchmark carries (below).
+  int khz = 0;
+  j["max_sm_clock_mhz"] = cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, s.device) == cudaSuccess ? khz / 1000 : 0;
+  j["max_memory_clock_mhz"] = cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, s.device) == cudaSuccess ? khz / 1000 : 0;
   j["cuda_driver_version"] = s.driver_version;
   j["cuda_runtime_version"] = s.runtime_version;
   j["nvidia_driver"] = s.nvidia_driver.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.nvidia_driver);
@@ -224,6 +229,17 @@ SampledRun GpuBench::run(const std::string& name, const KernelOptions& o, const 
     out.diagnostics.push_back({&core::kClockDropped,
                                fmt::format("SM clock {:.0f} MHz after the warm-up, {:.0f} MHz after the last sample",
                                            out.clocks_before->sm_clock_hz / 1e6, out.clocks_after->sm_clock_hz / 1e6)});
+  }
+  if (s.nvml && out.clocks_before && out.clocks_after &&
+      ((out.clocks_before->clock_event_reasons | out.clocks_after->clock_event_reasons) & pc::kThrottleReasonBits) != 0) {
+    // A GPU held down by a limit from the start shows no drop: NVML's reasons say it.
+    const auto named = [](const GpuClocks& c) {
+      const std::string why = pc::throttle_reasons(c.clock_event_reasons);
+      return why.empty() ? std::string("none") : why;
+    };
+    out.diagnostics.push_back({&core::kClockThrottled,
+                               fmt::format("clocks held down after the warm-up by: {}; after the last sample by: {}",
+                                           named(*out.clocks_before), named(*out.clocks_after))});
   }
   if (gate_timeouts > 0) {
     out.diagnostics.push_back({&core::kBlockingKernelTimedOut,
