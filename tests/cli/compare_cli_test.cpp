@@ -12,10 +12,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/runner.h"
 #include "cli/cli_runner.h"
 
 namespace perfhound::cli {
@@ -356,6 +358,52 @@ TEST_F(CompareCli, BenchResultsPairTheirBenchmarksByName) {
   const CliRun higher = run({"compare", path("a.json"), path("b.json"), "--higher-is-better"});
   EXPECT_EQ(higher.code, 2);
   EXPECT_THAT(higher.err, HasSubstr("bench samples are seconds per operation"));
+}
+
+// The documents a perfhound::bench program writes (bench::Runner --json), not hand-built ones, read by compare as
+// a user runs it: the same suite before and after a change, paired by benchmark name. B's "copy" samples are A's
+// plus 10 us (a shift compare must find, and call worse); "sort" is the same in both.
+TEST_F(CompareCli, WhatABenchProgramWritesComparesByName) {
+  const auto write = [&](const std::string& file, double copy_shift_s) {
+    std::string prog = "copy_bench", json_flag = "--json", out = path(file), quiet = "--quiet";
+    std::vector<char*> argv{prog.data(), json_flag.data(), out.data(), quiet.data()};
+    std::ostringstream text, err;
+    bench::Runner runner("copy kernel", static_cast<int>(argv.size()), argv.data(), text, err);
+    ASSERT_FALSE(runner.should_exit()) << err.str();
+    runner.set_condition("input", "16 MiB");
+    for (const auto& [name, shift] : {std::pair<std::string, double>{"copy 16 MiB", copy_shift_s}, {"sort 1M", 0.0}}) {
+      bench::Measurement m;
+      m.name = name;
+      m.mode = "cpu";
+      for (int i = 1; i <= 40; ++i) m.samples_s.push_back(i * 1e-6 + shift);
+      m.summary = bench::summarize_samples(m.samples_s);
+      runner.record({m, std::nullopt});
+    }
+    EXPECT_EQ(runner.finish(), 0) << err.str();
+  };
+  write("bench_a.json", 0);
+  write("bench_b.json", 10e-6);
+  const CliRun r = run({"compare", path("bench_a.json"), path("bench_b.json"), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["result"]["input_kind"], "perfhound.bench");
+  ASSERT_EQ(doc["result"]["benchmarks"].size(), 2u);
+  for (const Json& b : doc["result"]["benchmarks"]) {
+    const Json* samples = nullptr;
+    for (const Json& m : b["metrics"]) {
+      if (m["metric"] == "samples") samples = &m;
+    }
+    ASSERT_NE(samples, nullptr) << b.dump();
+    EXPECT_EQ((*samples)["n_a"], 40);
+    if (b["name"] == "copy 16 MiB") {
+      EXPECT_NEAR((*samples)["shift"].get<double>(), 10e-6, 1e-12);
+      EXPECT_EQ((*samples)["verdict"], "worse");
+    } else {
+      EXPECT_EQ(b["name"], "sort 1M");
+      EXPECT_NEAR((*samples)["shift"].get<double>(), 0, 1e-12);
+      EXPECT_NE((*samples)["verdict"], "worse");
+    }
+  }
 }
 
 TEST_F(CompareCli, RawSampleFilesAndStatsDocuments) {
