@@ -3,7 +3,8 @@
 # the GPU tests, the perfhound::bench examples (and compare on two runs of one), perfhound probe beside
 # PyTorch, perfhound record's overhead and fidelity. Logs and JSON land in $OUT (at most 8 files).
 # windows: perfhound record's cost on the decoder measured inside one process (bench/record/record_windows.sh).
-#   OUT=... bench/device_run.sh [tests] [examples] [probe] [record] [windows]     (no step named: all five)
+# checks: perfhound record on PyTorch programs: NVTX before CUDA, SIGHUP, a program started by a shell.
+#   OUT=... bench/device_run.sh [tests] [examples] [probe] [record] [windows] [checks]  (none named: the first five)
 set -uo pipefail
 steps=" ${*:-tests examples probe record windows} "
 want() { [[ $steps == *" $1 "* ]]; }
@@ -48,4 +49,9 @@ if want windows; then
 step perfhound record inside one process
 ROUNDS=${WINDOW_ROUNDS:-3} timeout ${WINDOWS_TIMEOUT:-400} bench/record/record_windows.sh "$D/perfhound" /tmp/win
 echo "record_windows exit $?"; cp /tmp/win/windows.jsonl "$OUT/" 2>/dev/null
+fi
+
+if want checks; then
+step perfhound record on PyTorch: NVTX before CUDA, SIGHUP, a program started by a shell
+timeout ${CHECKS_TIMEOUT:-120} bench/record/record_checks.sh "$D/perfhound" /tmp/checks; echo "record_checks exit $?"
 fi
