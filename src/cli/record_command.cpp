@@ -190,13 +190,21 @@ class RecordCommand final : public Command {
     if (::pipe2(exec_failure, O_CLOEXEC) != 0) return core::Error{fmt::format("pipe: {}", std::strerror(errno))};
     // The handlers go in before the fork, so a signal while the program starts is forwarded too (exec puts the
     // child's back to the defaults).
+    // A signal perfhound was started ignoring (nohup's SIGHUP, a background job's SIGINT and SIGQUIT) is left
+    // ignored: the program inherits that, as it would without perfhound (exec keeps an ignore, not a handler).
     constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
     struct sigaction forward {}, old[std::size(kForwarded)] {};
+    bool installed[std::size(kForwarded)] = {};
     forward.sa_handler = forward_signal;
     sigemptyset(&forward.sa_mask);
-    for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &forward, &old[i]);
+    for (std::size_t i = 0; i < std::size(kForwarded); ++i) {
+      installed[i] = ::sigaction(kForwarded[i], nullptr, &old[i]) == 0 && old[i].sa_handler != SIG_IGN &&
+                     ::sigaction(kForwarded[i], &forward, nullptr) == 0;
+    }
     const auto restore_signals = [&] {
-      for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &old[i], nullptr);
+      for (std::size_t i = 0; i < std::size(kForwarded); ++i) {
+        if (installed[i]) ::sigaction(kForwarded[i], &old[i], nullptr);
+      }
       g_child = 0;
     };
     const pid_t child = ::fork();

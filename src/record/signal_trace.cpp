@@ -134,6 +134,10 @@ void writer_thread() {
 void install(int sig) {
   struct sigaction& previous = previous_of(sig);
   if (::sigaction(sig, nullptr, &previous) != 0 || previous.sa_handler == SIG_IGN) return;  // ignored stays ignored
+  // SIGHUP and SIGQUIT only where their default action would end the program: a program that handles them
+  // (SIGHUP as "reload", SIGQUIT as a graceful stop) goes on, or exits through its exit handlers, which write.
+  // Taking its handler's turn would make the trace a one-shot snapshot at the reload.
+  if ((sig == SIGHUP || sig == SIGQUIT) && has_own_handler(previous)) return;
   struct sigaction ours {};
   ours.sa_sigaction = on_signal;
   // The program's own restart choice is kept: Python's handler wants interrupted sleeps to return (EINTR) so it
@@ -169,7 +173,11 @@ void write_trace_on_signals(SignalWrite steps) {
   if (::sem_init(&g_wake, 0, 0) != 0) return;  // no writer, no handlers: the exit's write still happens
   g_writer_pid = ::getpid();
   // The writer inherits this mask: none of kSignals is ever delivered to it, so its handler never waits on itself.
-  const sigset_t handled = handled_signals();
+  // SIGPIPE too: its stderr line on a pipe whose reader is gone (`| tee log`, ended with the terminal that sent
+  // SIGHUP) would raise it at the writer and end the program before the trace is written; blocked, the line
+  // fails with EPIPE and the write goes on.
+  sigset_t handled = handled_signals();
+  sigaddset(&handled, SIGPIPE);
   sigset_t old;
   ::pthread_sigmask(SIG_BLOCK, &handled, &old);
   bool started = true;

@@ -36,7 +36,7 @@ struct SignalWrite {
 inline constexpr int kRepeatPassesAfterMs = 3'000;
 
 // Installs the handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT, except where the program ignores one (nohup's
-// SIGHUP), and starts the writer
+// SIGHUP) or handles SIGHUP or SIGQUIT itself (a reload: its exit writes the trace), and starts the writer
 // thread. Once per process; the steps run at most once, on the writer thread.
 void write_trace_on_signals(SignalWrite steps);
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -66,6 +67,24 @@ TEST(RecordCli, AChildProcesssTraceIsFoundAndRead) {
   EXPECT_THAT(r.out, HasSubstr("next: perfhound trace " + (dir / "perfhound_record_cli_child.pid4242.json").string()));
   EXPECT_FALSE(std::filesystem::exists(stale));  // an earlier run's is not taken for this one's
   std::filesystem::remove(dir / "perfhound_record_cli_child.pid4242.json");
+}
+
+// nohup perfhound record -- ...: a signal perfhound was started ignoring stays ignored in the program (exec keeps
+// an ignore, not a handler: forwarding it would have reset it to the default, and logout would end the program).
+// The shell exits 1 when SIGHUP (bit 0 of SigIgn) is ignored in it.
+TEST(RecordCli, AnIgnoredHangupStaysIgnoredInTheProgram) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_nohup.json").string();
+  const std::vector<std::string> args{"record", "-o", out, "--", "/bin/sh", "-c",
+                                      "mask=$(awk '/^SigIgn/ {print $2}' /proc/self/status); exit $(( 0x$mask & 1 ))"};
+  struct sigaction ignore {}, old {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGHUP, &ignore, &old);
+  const CliRun ignored = run(args);
+  ::sigaction(SIGHUP, &old, nullptr);
+  EXPECT_EQ(ignored.code, 1) << ignored.err;
+  EXPECT_EQ(run(args).code, 0);  // not ignored here: not ignored there
 }
 
 // What the injection library is told, seen by the program it is injected into: every driver call is recorded

@@ -6,6 +6,7 @@
 #include "record/signal_trace.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -360,18 +361,36 @@ TEST(SignalTrace, AClosedTerminalsHangupWritesTheTraceThenEndsTheProgram) {
   EXPECT_EQ(written(), "final\n");
 }
 
-// SIGQUIT (Ctrl-\) with a handler of the program's own: a snapshot first, then the handler, as with SIGINT.
-TEST(SignalTrace, SigquitsOwnHandlerRunsAfterTheSnapshot) {
+// SIGQUIT (Ctrl-\) with its default action (a core dump, turned off here): the trace first, then SIGQUIT ends it.
+TEST(SignalTrace, SigquitsDefaultActionWritesTheTraceFirst) {
   const Ended e = run_child(
       [](int ready) {
-        ::signal(SIGQUIT, own_handler);
+        const struct rlimit no_core {0, 0};
+        ::setrlimit(RLIMIT_CORE, &no_core);
         write_trace_on_signals(kMarker);
         say_ready(ready);
-        ::_exit(handled_after_the_snapshot() ? 0 : 1);
+        for (;;) sleep_s(1.0);
       },
       {SIGQUIT});
   ASSERT_FALSE(e.hung);
-  EXPECT_EQ(e.code, 0) << "the program's handler ran before the trace was written";
+  EXPECT_EQ(e.signal, SIGQUIT);
+  EXPECT_EQ(written(), "final\n");
+}
+
+// A program that handles SIGHUP itself (a reload) is left alone: its handler runs at once, nothing is written
+// then, and the program goes on (its exit writes the whole trace). Taking the handler's turn would have made the
+// trace a snapshot at the reload. Exit 0: the handler ran and no file was there.
+TEST(SignalTrace, AProgramsOwnHangupHandlerIsLeftAlone) {
+  const Ended e = run_child(
+      [](int ready) {
+        ::signal(SIGHUP, own_handler);
+        write_trace_on_signals(kMarker);
+        say_ready(ready);
+        ::_exit(handled(1) && !g_file_at_handler && !std::filesystem::exists(g_path) ? 0 : 1);
+      },
+      {SIGHUP});
+  ASSERT_FALSE(e.hung);
+  EXPECT_EQ(e.code, 0) << "the program's SIGHUP handler was taken over (or never ran)";
 }
 
 // A signal the program ignores stays ignored: no write, and the program ends on its own.
