@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/units.h"
+#include "record/child_trace_name.h"
 #include "record/record_kinds.h"
 #include "trace/importer.h"
 
@@ -44,33 +45,22 @@ std::string find_injection_library() {
   return (exe.parent_path() / kInjectionLibrary).string();
 }
 
-// Where the injection library writes the trace of a CUDA process the program started, named after its pid:
-// OUT.json -> OUT.pid<N>.json (cupti_injection.cpp, InitializeInjection). The prefix and suffix around <N>.
-std::pair<std::string, std::string> child_trace_pattern(const std::string& output) {
-  const std::size_t dot = output.rfind(".json");
-  if (dot == std::string::npos) return {output + ".pid", ""};
-  return {output.substr(0, dot) + ".pid", output.substr(dot)};
-}
-
 struct ChildTrace {
   std::string path;
   long pid = 0;
 };
 
-// The child processes' traces beside `output`, by pid.
+// The traces of CUDA processes the program started, beside `output` and named after it (record/child_trace_name.h),
+// by pid.
 std::vector<ChildTrace> child_traces(const std::string& output) {
-  const auto [prefix, suffix] = child_trace_pattern(output);
+  const std::filesystem::path out(output);
+  const std::string output_name = out.filename().string();
   std::vector<ChildTrace> found;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(output).parent_path(), ec)) {
-    const std::string path = entry.path().string();
-    if (path.size() <= prefix.size() + suffix.size() || path.compare(0, prefix.size(), prefix) != 0 ||
-        path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) {
-      continue;
+  for (const auto& entry : std::filesystem::directory_iterator(out.parent_path(), ec)) {
+    if (const auto pid = record::child_trace_pid(entry.path().filename().string(), output_name)) {
+      found.push_back({entry.path().string(), *pid});
     }
-    const std::string digits = path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
-    if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    found.push_back({path, std::strtol(digits.c_str(), nullptr, 10)});
   }
   std::sort(found.begin(), found.end(), [](const ChildTrace& a, const ChildTrace& b) { return a.pid < b.pid; });
   return found;
@@ -171,7 +161,8 @@ class RecordCommand final : public Command {
                                      "and CUPTI are found, or set PERFHOUND_RECORD_LIB)",
                                      library)};
     }
-    const std::string output = std::filesystem::absolute(output_).string();
+    // Normal form ("/x//t.json" -> "/x/t.json"), so the child traces' names, made from it, match what the folder lists.
+    const std::string output = std::filesystem::absolute(output_).lexically_normal().string();
     const std::filesystem::path parent = std::filesystem::path(output).parent_path();
     if (!std::filesystem::is_directory(parent, ec)) return core::Error{fmt::format("-o: no folder '{}'", parent.string())};
     // A trace left from an earlier run must not pass for this one's: the program's, and its child processes'.

@@ -25,6 +25,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "record/child_trace_name.h"
 #include "record/chrome_trace_writer.h"
 #include "record/cupti_names.h"
 #include "record/record_kinds.h"
@@ -517,9 +518,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     // first, named after its pid, instead of overwriting it.
     const char* recorded_pid = std::getenv("PERFHOUND_RECORD_PID");
     if (recorded_pid != nullptr && std::strtol(recorded_pid, nullptr, 10) != static_cast<long>(::getpid())) {
-      const std::size_t dot = r.output.rfind(".json");
-      const std::string tag = ".pid" + std::to_string(::getpid());
-      r.output = dot == std::string::npos ? r.output + tag : r.output.substr(0, dot) + tag + r.output.substr(dot);
+      r.output = child_trace_path(r.output, static_cast<long>(::getpid()));
     }
     if (const char* mb = std::getenv("PERFHOUND_RECORD_BUFFER_MB")) {
       const long v = std::strtol(mb, nullptr, 10);

@@ -53,7 +53,8 @@ TEST(RecordCli, AChildProcesssTraceIsFoundAndRead) {
   if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
   ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
   const auto dir = std::filesystem::temp_directory_path();
-  const std::string out = (dir / "perfhound_record_cli_child.json").string();
+  // As a script writes it ("$OUT/t.json" with OUT ending in a slash): the folder's listing names it without the "//".
+  const std::string out = dir.string() + "//perfhound_record_cli_child.json";
   const std::string stale = (dir / "perfhound_record_cli_child.pid99.json").string();
   std::ofstream(stale) << "left from an earlier run";
   const std::string child_trace = R"({"traceEvents":[)"
