@@ -9,9 +9,11 @@
 namespace perfhound::cli {
 namespace {
 
+// The whole text as a number (from_chars: no locale, no exceptions); a leading '+' is allowed, as strtod allows it.
 template <typename T>
 bool parse_whole(const std::string& text, T& value) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const char* begin = text.data() + (text.size() > 1 && text[0] == '+' && text[1] != '-' ? 1 : 0);
+  const auto [end, ec] = std::from_chars(begin, text.data() + text.size(), value);
   return ec == std::errc() && end == text.data() + text.size();
 }
 

@@ -66,10 +66,10 @@ std::vector<ChildTrace> child_traces(const std::string& output) {
   return found;
 }
 
-// One trace the library wrote, read back: "wrote 'PATH'<who>: N kernels, ...".
-std::string summarize(const std::string& path, const std::string& who) {
+// One trace the library wrote, read back: "wrote 'PATH'<who>: N kernels, ..."; the error says it does not read back.
+core::Result<std::string> summarize(const std::string& path, const std::string& who) {
   auto timeline = trace::import_trace(path);
-  if (!timeline.ok()) return fmt::format("wrote '{}'{}, which does not read back: {}", path, who, timeline.error().message);
+  if (!timeline.ok()) return core::Error{fmt::format("wrote '{}'{}, which does not read back: {}", path, who, timeline.error().message)};
   // The writer puts its own count of what CUPTI had no buffer for, and of the capture windows, in the metadata,
   // before the events.
   std::int64_t dropped = 0, windows = -1;
@@ -258,17 +258,25 @@ class RecordCommand final : public Command {
         *context.err << fmt::format("perfhound record: no trace of the program's own process ({}), {} of the process(es) "
                                     "it started; {}\n", WIFSIGNALED(status) ? why : "it made no CUDA call", children.size(), ran);
       }
-    } else {
-      *context.out << "perfhound record: " << summarize(output, "") << "; " << ran << "\n";
     }
-    // Traces of CUDA processes the program started (a launcher, a shell, worker processes), each beside the
-    // program's, named after its pid by the library.
+    // The program's trace, then those of CUDA processes it started (a launcher, a shell, worker processes), each
+    // beside the program's, named after its pid by the library. `next` names the first that reads back.
+    std::vector<std::pair<std::string, std::string>> traces;  // path, who
+    if (std::filesystem::exists(output, ec)) traces.emplace_back(output, "");
     for (const ChildTrace& child : children) {
-      *context.out << "perfhound record: " << summarize(child.path, fmt::format(" (process {}, started by the program)", child.pid))
-                   << "\n";
+      traces.emplace_back(child.path, fmt::format(" (process {}, started by the program)", child.pid));
     }
-    const std::string& next = std::filesystem::exists(output, ec) || children.empty() ? output_ : children.front().path;
-    if (std::filesystem::exists(next, ec)) *context.out << fmt::format("next: perfhound trace {}\n", next);
+    std::string next;
+    for (const auto& [path, who] : traces) {
+      const auto summary = summarize(path, who);
+      if (!summary.ok()) {
+        *context.err << "perfhound record: " << summary.error().message << (who.empty() ? "; " + ran : "") << "\n";
+        continue;
+      }
+      *context.out << "perfhound record: " << *summary << (who.empty() ? "; " + ran : "") << "\n";
+      if (next.empty()) next = who.empty() ? output_ : path;
+    }
+    if (!next.empty()) *context.out << fmt::format("next: perfhound trace {}\n", next);
     return code;
   }
 

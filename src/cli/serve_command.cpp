@@ -41,9 +41,9 @@ class ServeCommand final : public Command {
     if (!port_file_.empty()) {
       std::ofstream(port_file_) << server->port() << "\n";
     }
-    *context.err << fmt::format("perfhound serve: http://{}:{} model '{}': {}; time scale {}, seed {}\n", address_,
-                                server->port(), sim.config.model_name, sim.description, sim.config.time_scale,
-                                sim_.seed());
+    *context.err << fmt::format("perfhound serve: http://{}:{} model '{}': {}{}; time scale {}, seed {}\n", address_,
+                                server->port(), sim.config.model_name, sim.description,
+                                sim.roofs.empty() ? "" : ", " + sim.roofs, sim.config.time_scale, sim_.seed());
     context.err->flush();
     server->run(duration_s);
     return kExitOk;

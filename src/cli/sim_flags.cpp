@@ -99,14 +99,14 @@ core::Result<SimulatedServer> SimFlags::build() const {
   PH_ASSIGN_OR_RETURN(ec.step_overhead_ns, core::parse_duration_ns(step_overhead_).with_context(flag("step-overhead")));
   ec.seed = seed_;
   PH_ASSIGN_OR_RETURN(sim::Engine sim_engine, sim::Engine::create(ec));
+  server.description = fmt::format("{} on {} (TP {}, {}), KV cache {} blocks of {} tokens", model_, ec.chip.display_name,
+                                   tp_, precision_, sim_engine.kv_capacity().blocks, ec.block_size_tokens);
   // The roofs the step times come from, and whether they are a probe's measured ceilings (perfhound probe
-  // --catalogue-out) or the spec sheet's.
+  // --catalogue-out) or the spec sheet's. Apart from the description, which load writes as its target condition.
   const auto origin = [](const hw::Roof& roof) { return roof.measured ? "measured" : "spec sheet"; };
-  server.description = fmt::format("{} on {} (TP {}, {}), KV cache {} blocks of {} tokens, roofs {} ({}) and {} ({})",
-                                   model_, ec.chip.display_name, tp_, precision_, sim_engine.kv_capacity().blocks,
-                                   ec.block_size_tokens, core::format_si(sim_engine.compute_roof().value, "FLOP/s"),
-                                   origin(sim_engine.compute_roof()), core::format_si(sim_engine.memory_roof().value, "B/s"),
-                                   origin(sim_engine.memory_roof()));
+  server.roofs = fmt::format("roofs {} ({}) and {} ({})", core::format_si(sim_engine.compute_roof().value, "FLOP/s"),
+                             origin(sim_engine.compute_roof()), core::format_si(sim_engine.memory_roof().value, "B/s"),
+                             origin(sim_engine.memory_roof()));
   server.engine = std::make_unique<serve::SimTokenEngine>(std::move(sim_engine));
   server.config.model_name = served_name_.empty() ? model_ : served_name_;
   return server;

@@ -18,6 +18,7 @@ struct SimulatedServer {
   std::unique_ptr<serve::TokenEngine> engine;
   serve::ServerConfig config;  // model name, time scale and faults filled in; address and port left to the caller
   std::string description;     // "llama-3-8b on NVIDIA H200 SXM (TP 1, bf16), KV cache N blocks of 16 tokens"
+  std::string roofs;           // "roofs 990 TFLOP/s (spec sheet) and 4.80 TB/s (measured)"; empty for fixed steps
 };
 
 class SimFlags {

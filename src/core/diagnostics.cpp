@@ -9,7 +9,7 @@ std::span<const DiagnosticKind> all_diagnostic_kinds() {
   static constexpr std::array kAll{kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability, kUnknownCategory,
                                     kBeatsTheRoof,      kDoesNotFit,        kModelAssumption, kUnlockedClocks,
                                     kClientLimited,     kClientBusy,        kRequestsFailed,  kPartialRun,
-                                    kTokensCounted,     kSoakDrift,         kConditionsDiffer, kClockDropped,      kClockThrottled,
+                                    kTokensCounted,     kSoakDrift,         kConditionsDiffer, kClockDropped,      kClockThrottled,    kClockPowerCapped,
                                     kNvmlUnavailable,   kFigureUnsupported, kBenchNotConverged, kBlockingKernelTimedOut};
   return kAll;
 }

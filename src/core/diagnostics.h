@@ -119,14 +119,22 @@ inline constexpr DiagnosticKind kClockDropped{
     "the GPU's SM clock was lower after the probe than before it (thermal or power throttling), so the later "
     "figures were measured at a lower clock than the earlier ones",
     "check cooling and power limits, or lock the clocks (nvidia-smi -lgc) and rerun"};
-// perfhound probe and perfhound::bench: NVML said a power or thermal limit held the clocks down while the GPU was
-// measured, whether or not the clock fell during the run (a GPU throttled from the start does not fall).
+// perfhound probe and perfhound::bench: NVML said a thermal or hardware limit held the clocks down while the GPU
+// was measured, whether or not the clock fell during the run (a GPU throttled from the start does not fall); or,
+// at info, that the GPU ran at its power cap, as datacenter GPUs do under heavy kernels.
 inline constexpr DiagnosticKind kClockThrottled{
     "clock-throttled", Severity::kWarning,
-    "NVML reported the GPU's clocks held down by a power or thermal limit while it was measured, so the figures "
-    "are those of a throttled GPU and may move with its temperature and power draw",
-    "check cooling and power limits (nvidia-smi -q -d PERFORMANCE), or lock the clocks below the throttle point "
-    "(nvidia-smi -lgc) and rerun"};
+    "NVML reported the GPU's clocks held down by a thermal or hardware limit (thermal slowdown, hardware slowdown, "
+    "power brake) while it was measured, so the figures are those of a throttled GPU and move with its temperature",
+    "check cooling, airflow and the power supply (nvidia-smi -q -d PERFORMANCE), or lock the clocks below the "
+    "throttle point (nvidia-smi -lgc) and rerun"};
+inline constexpr DiagnosticKind kClockPowerCapped{
+    "clock-power-capped", Severity::kInfo,
+    "NVML reported the GPU at its software power cap while it was measured: the clocks were lowered to hold the "
+    "board's power limit, as on datacenter GPUs under heavy kernels, so the figures are those of the power-limited "
+    "card (its real ceiling at that limit)",
+    "none needed for a ceiling at the card's power limit; for figures at a fixed clock, lock it (nvidia-smi -lgc) "
+    "below what the limit allows"};
 inline constexpr DiagnosticKind kNvmlUnavailable{
     "nvml-unavailable", Severity::kInfo,
     "NVML (libnvidia-ml.so.1) could not be loaded or queried, so the clocks and temperature before and after "

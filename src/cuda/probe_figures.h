@@ -50,11 +50,15 @@ inline constexpr double kClockDropThreshold = 0.01;
 bool clock_dropped(double before_hz, double after_hz);
 
 // NVML's clock event reasons (nvmlDeviceGetCurrentClocksEventReasons, nvml.h's nvmlClocksEventReason* bits) that
-// mean the clocks are held down by a limit: the software power cap (0x4), hardware slowdown (0x8), software
-// thermal slowdown (0x20), hardware thermal slowdown (0x40) and the hardware power brake (0x80). Idle (0x1),
-// application clocks (0x2), sync boost (0x10) and display clocks (0x100) are settings, not throttling.
-inline constexpr std::uint64_t kThrottleReasonBits = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
-// The throttling reasons in `clock_event_reasons`, named: "power cap, thermal (software)"; empty when none.
+// mean the clocks are held down by a limit. The software power cap (0x4) is its own case: a datacenter GPU running
+// heavy kernels sits at its board power limit as a matter of course, and a ceiling measured there is the card's
+// real one. The others are trouble: hardware slowdown (0x8), software thermal slowdown (0x20), hardware thermal
+// slowdown (0x40), the hardware power brake (0x80). Idle (0x1), application clocks (0x2), sync boost (0x10) and
+// display clocks (0x100) are settings, not throttling.
+inline constexpr std::uint64_t kPowerCapReasonBit = 0x4;
+inline constexpr std::uint64_t kThrottleReasonBits = 0x8 | 0x20 | 0x40 | 0x80;
+// The limits in `clock_event_reasons` (the power cap and kThrottleReasonBits), named: "power cap, thermal
+// (software)"; empty when none.
 std::string throttle_reasons(std::uint64_t clock_event_reasons);
 
 // Buffer size for the bandwidth figures: `wanted_bytes`, halved until two buffers fit in half of

@@ -231,13 +231,18 @@ std::vector<core::Diagnostic> probe_diagnostics(const ProbeResult& r) {
                                r.before->sm_clock_hz / 1e6, r.after->sm_clock_hz / 1e6,
                                (r.after->sm_clock_hz / r.before->sm_clock_hz - 1) * 100, r.before->temperature_c,
                                r.after->temperature_c, reasons(*r.before), reasons(*r.after))});
-  } else if (r.before && r.after &&
-             ((r.before->clock_event_reasons | r.after->clock_event_reasons) & kThrottleReasonBits) != 0) {
-    // The clock held, but a limit held it down the whole time: the figures are a throttled GPU's.
-    out.push_back({&core::kClockThrottled,
-                   fmt::format("SM clock under load {:.0f} MHz before, {:.0f} MHz after; clock event reasons {} -> {}",
-                               r.before->sm_clock_hz / 1e6, r.after->sm_clock_hz / 1e6, reasons(*r.before),
-                               reasons(*r.after))});
+  } else if (r.before && r.after) {
+    // The clock held, but a limit may have held it down the whole time.
+    const std::uint64_t seen = r.before->clock_event_reasons | r.after->clock_event_reasons;
+    const core::DiagnosticKind* kind = (seen & kThrottleReasonBits) != 0   ? &core::kClockThrottled
+                                       : (seen & kPowerCapReasonBit) != 0 ? &core::kClockPowerCapped
+                                                                          : nullptr;
+    if (kind != nullptr) {
+      out.push_back({kind, fmt::format("SM clock under load {:.0f} MHz before, {:.0f} MHz after; clock event reasons "
+                                       "{} -> {}",
+                                       r.before->sm_clock_hz / 1e6, r.after->sm_clock_hz / 1e6, reasons(*r.before),
+                                       reasons(*r.after))});
+    }
   }
   for (const auto& f : r.figures) {
     if (!f.measured()) out.push_back({&core::kFigureUnsupported, f.label + ": " + f.unsupported});

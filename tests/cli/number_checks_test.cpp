@@ -14,6 +14,7 @@ TEST(NumberChecks, WholeNumbers) {
   const CLI::Validator device = whole_number_in(0, 1023);
   EXPECT_EQ(check(device, "0"), "");
   EXPECT_EQ(check(device, "1023"), "");
+  EXPECT_EQ(check(device, "+3"), "");
   EXPECT_EQ(check(device, "1024"), "must be 0 to 1023, got 1024");
   EXPECT_EQ(check(device, "-1"), "must be 0 to 1023, got -1");
   EXPECT_EQ(check(device, "abc"), "must be a whole number, got 'abc'");
@@ -27,6 +28,8 @@ TEST(NumberChecks, RealNumbers) {
   const CLI::Validator alpha = number_in(0.0001, 0.5);
   EXPECT_EQ(check(alpha, "0.05"), "");
   EXPECT_EQ(check(alpha, "0.5"), "");
+  EXPECT_EQ(check(alpha, "+0.05"), "");
+  EXPECT_EQ(check(alpha, "+-0.05"), "must be a number, got '+-0.05'");
   EXPECT_EQ(check(alpha, "2"), "must be 0.0001 to 0.5, got 2");
   EXPECT_EQ(check(alpha, "nan"), "must be a number, got 'nan'");
   EXPECT_EQ(check(alpha, "5%"), "must be a number, got '5%'");

@@ -91,13 +91,22 @@ TEST(ProbeReport, DiagnosticsNameTheDropAndTheUnsupported) {
   EXPECT_EQ(d[0].kind->id, "clock-dropped");
   EXPECT_THAT(d[0].message, HasSubstr("1980 MHz before, 1755 MHz after (-11.4%)"));
   EXPECT_THAT(d[0].message, HasSubstr("clock event reasons 0x0 -> 0x20 (thermal (software))"));
-  // No fall, but the power cap held the clock down from the start: said all the same.
+  // No fall, but a thermal limit held the clock down from the start: said all the same, as a warning.
+  ProbeResult hot = h200_result();
+  hot.before = ClockSample{1500e6, 3201e6, 88, 500, 0x40};
+  hot.after = ClockSample{1500e6, 3201e6, 89, 500, 0x40 | 0x4};
+  const auto dh = probe_diagnostics(hot);
+  ASSERT_EQ(dh.size(), 2u);
+  EXPECT_EQ(dh[0].kind->id, "clock-throttled");
+  EXPECT_THAT(dh[0].message, HasSubstr("clock event reasons 0x40 (thermal (hardware)) -> 0x44 (power cap, thermal (hardware))"));
+  // The board's power cap alone, as a datacenter GPU under heavy kernels runs: said, at info.
   ProbeResult capped = h200_result();
   capped.before = ClockSample{1755e6, 3201e6, 70, 700, 0x4};
   capped.after = ClockSample{1755e6, 3201e6, 71, 700, 0x4};
   const auto dc = probe_diagnostics(capped);
   ASSERT_EQ(dc.size(), 2u);
-  EXPECT_EQ(dc[0].kind->id, "clock-throttled");
+  EXPECT_EQ(dc[0].kind->id, "clock-power-capped");
+  EXPECT_EQ(dc[0].kind->severity, core::Severity::kInfo);
   EXPECT_THAT(dc[0].message, HasSubstr("clock event reasons 0x4 (power cap) -> 0x4 (power cap)"));
   ProbeResult steady = h200_result();
   steady.after = steady.before;

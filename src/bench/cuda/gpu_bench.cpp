@@ -222,24 +222,27 @@ SampledRun GpuBench::run(const std::string& name, const KernelOptions& o, const 
   Measurement& out = run.measurement;
   out.clocks_after = s.read_clocks();
   out.clocks_before = before;
+  // The clock fell (clock-dropped), or held while a limit held it down from the start (NVML's reasons:
+  // clock-throttled for thermal and hardware limits, clock-power-capped at info for the board's power limit).
+  const auto held_by = [](const GpuClocks& c) {
+    const std::string why = pc::throttle_reasons(c.clock_event_reasons);
+    return why.empty() ? std::string("nothing") : why;
+  };
   if (!s.nvml) {
     out.diagnostics.push_back({&core::kNvmlUnavailable, s.nvml_error});
-  } else if (out.clocks_before && out.clocks_after &&
-             pc::clock_dropped(out.clocks_before->sm_clock_hz, out.clocks_after->sm_clock_hz)) {
-    out.diagnostics.push_back({&core::kClockDropped,
-                               fmt::format("SM clock {:.0f} MHz after the warm-up, {:.0f} MHz after the last sample",
-                                           out.clocks_before->sm_clock_hz / 1e6, out.clocks_after->sm_clock_hz / 1e6)});
-  }
-  if (s.nvml && out.clocks_before && out.clocks_after &&
-      ((out.clocks_before->clock_event_reasons | out.clocks_after->clock_event_reasons) & pc::kThrottleReasonBits) != 0) {
-    // A GPU held down by a limit from the start shows no drop: NVML's reasons say it.
-    const auto named = [](const GpuClocks& c) {
-      const std::string why = pc::throttle_reasons(c.clock_event_reasons);
-      return why.empty() ? std::string("none") : why;
-    };
-    out.diagnostics.push_back({&core::kClockThrottled,
-                               fmt::format("clocks held down after the warm-up by: {}; after the last sample by: {}",
-                                           named(*out.clocks_before), named(*out.clocks_after))});
+  } else if (out.clocks_before && out.clocks_after) {
+    const GpuClocks& b = *out.clocks_before;
+    const GpuClocks& a = *out.clocks_after;
+    const std::uint64_t seen = b.clock_event_reasons | a.clock_event_reasons;
+    const core::DiagnosticKind* kind = pc::clock_dropped(b.sm_clock_hz, a.sm_clock_hz) ? &core::kClockDropped
+                                       : (seen & pc::kThrottleReasonBits) != 0     ? &core::kClockThrottled
+                                       : (seen & pc::kPowerCapReasonBit) != 0      ? &core::kClockPowerCapped
+                                                                                   : nullptr;
+    if (kind != nullptr) {
+      out.diagnostics.push_back({kind, fmt::format("SM clock {:.0f} MHz after the warm-up (held down by {}), {:.0f} MHz "
+                                                   "after the last sample (held down by {})",
+                                                   b.sm_clock_hz / 1e6, held_by(b), a.sm_clock_hz / 1e6, held_by(a))});
+    }
   }
   if (gate_timeouts > 0) {
     out.diagnostics.push_back({&core::kBlockingKernelTimedOut,
