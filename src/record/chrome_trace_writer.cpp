@@ -1,11 +1,13 @@
 #include "record/chrome_trace_writer.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_map>
@@ -15,20 +17,31 @@ namespace perfhound::record {
 namespace {
 
 // A name as a JSON string literal; invalid UTF-8 is replaced, not thrown on. Kernel names repeat by the million:
-// each is escaped once.
+// each is escaped once. The records' names are views of interned strings, so one name mostly comes back at the
+// same address: looked up by address and length first, which spares hashing a 250-character C++ kernel name
+// for every event; by its text where the address is new.
 class NameCache {
  public:
   const std::string& quoted(std::string_view name) {
+    const auto key = std::pair{static_cast<const void*>(name.data()), name.size()};
+    if (const auto at = by_address_.find(key); at != by_address_.end()) return *at->second;
     auto it = cache_.find(name);
     if (it == cache_.end()) {
       it = cache_.emplace(name, nlohmann::json(std::string(name)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
                .first;
     }
+    by_address_.emplace(key, &it->second);
     return it->second;
   }
 
  private:
-  std::unordered_map<std::string_view, std::string> cache_;
+  struct AddressHash {
+    std::size_t operator()(const std::pair<const void*, std::size_t>& k) const {
+      return std::hash<const void*>()(k.first) ^ (k.second * 0x9e3779b97f4a7c15ULL);
+    }
+  };
+  std::unordered_map<std::string_view, std::string> cache_;  // node-based: the strings stay put
+  std::unordered_map<std::pair<const void*, std::size_t>, const std::string*, AddressHash> by_address_;
 };
 
 // ns as Kineto's microseconds with three decimals, exact to the ns, formatted straight into the trace (no string
@@ -56,13 +69,19 @@ struct fmt::formatter<perfhound::record::Micros> {
   constexpr auto parse(fmt::format_parse_context& ctx) { return ctx.begin(); }
   template <typename Context>
   auto format(perfhound::record::Micros m, Context& ctx) const {
-    return fmt::format_to(ctx.out(), "{}.{:03}", m.ns / 1000, m.ns % 1000);
+    return fmt::format_to(ctx.out(), FMT_COMPILE("{}.{:03}"), m.ns / 1000, m.ns % 1000);
   }
 };
 
 namespace perfhound::record {
+namespace {
 
-void write_chrome_trace(const RecordedTrace& t, std::string& out) {
+// Written to a file in pieces of this size: the trace's text is never whole in memory (a million kernels make
+// about 400 MB of it), beside the records themselves, in a program being ended by a signal.
+constexpr std::size_t kDrainBytes = 16u << 20;
+
+// The trace into `out`; with `drain`, handed over (and `out` emptied) whenever it holds kDrainBytes.
+void write_events(const RecordedTrace& t, std::string& out, const std::function<void(std::string&)>* drain) {
   NameCache names;
   auto o = std::back_inserter(out);
   nlohmann::ordered_json head;
@@ -85,36 +104,49 @@ void write_chrome_trace(const RecordedTrace& t, std::string& out) {
   }
   std::string h = head.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   h.pop_back();  // the closing brace: traceEvents follows
+  // About what each event takes (a kernel with its C++ name ~450 bytes, a launch call ~200): one allocation
+  // instead of a copy of the whole text at every doubling.
+  out.reserve(drain != nullptr ? kDrainBytes + (64u << 10)
+                                : out.size() + h.size() + 450 * t.gpu.size() +
+                                      200 * (t.api.size() + t.syncs.size() + t.ranges.size()));
   out += h;
   out += ",\"traceEvents\":[\n";
   bool first = true;
   const auto sep = [&] {
     if (!first) out += ",\n";
     first = false;
+    if (drain != nullptr && out.size() >= kDrainBytes) (*drain)(out);
   };
   std::set<std::uint32_t> gpu_pids;
   std::set<std::pair<std::uint32_t, std::uint32_t>> streams, threads;
+  std::pair<std::uint32_t, std::uint32_t> last_stream, last_thread;  // the row just added: most events repeat it
   for (const auto& g : t.gpu) {
     sep();
-    fmt::format_to(o, R"({{"ph":"X","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{"device":{},"context":{},"stream":{},"correlation":{})",
+    fmt::format_to(o, FMT_COMPILE(R"({{"ph":"X","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{"device":{},"context":{},"stream":{},"correlation":{})"),
                    gpu_category(g.kind), names.quoted(g.name), g.device, g.stream, us(g.start_ns), dur_us(g.start_ns, g.end_ns),
                    g.device, g.context, g.stream, g.correlation);
     if (g.kind == GpuKind::kKernel) {
-      fmt::format_to(o, R"(,"grid":[{},{},{}],"block":[{},{},{}],"registers per thread":{},"shared memory":{})", g.grid[0],
+      fmt::format_to(o, FMT_COMPILE(R"(,"grid":[{},{},{}],"block":[{},{},{}],"registers per thread":{},"shared memory":{})"), g.grid[0],
                      g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], g.registers_per_thread, g.shared_memory);
     } else {
-      fmt::format_to(o, R"(,"bytes":{})", g.bytes);
+      fmt::format_to(o, FMT_COMPILE(R"(,"bytes":{})"), g.bytes);
     }
     out += "}}";
-    gpu_pids.insert(g.device);
-    streams.insert({g.device, g.stream});
+    if (streams.empty() || g.device != last_stream.first || g.stream != last_stream.second) {  // rows, for the names
+      last_stream = {g.device, g.stream};
+      gpu_pids.insert(g.device);
+      streams.insert(last_stream);
+    }
   }
   for (const auto& a : t.api) {
     sep();
-    fmt::format_to(o, R"({{"ph":"X","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{"cbid":{},"correlation":{}}}}})",
+    fmt::format_to(o, FMT_COMPILE(R"({{"ph":"X","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{"cbid":{},"correlation":{}}}}})"),
                    a.domain == ApiDomain::kRuntime ? "cuda_runtime" : "cuda_driver", names.quoted(a.name), a.process, a.thread,
                    us(a.start_ns), dur_us(a.start_ns, a.end_ns), a.callback_id, a.correlation);
-    threads.insert({a.process, a.thread});
+    if (threads.empty() || a.process != last_thread.first || a.thread != last_thread.second) {
+      last_thread = {a.process, a.thread};
+      threads.insert(last_thread);
+    }
   }
   // CUPTI gives a synchronization its context and stream, not its thread: it goes on the stream's row, as Kineto
   // puts cuda_sync, and perfhound trace reads it as a marker, not as GPU work.
@@ -142,16 +174,25 @@ void write_chrome_trace(const RecordedTrace& t, std::string& out) {
     fmt::format_to(o, R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"thread {}"}}}})", p, th, th);
   }
   out += "\n]}\n";
+  if (drain != nullptr) (*drain)(out);
 }
 
+}  // namespace
+
+void write_chrome_trace(const RecordedTrace& t, std::string& out) { write_events(t, out, nullptr); }
+
 core::Status write_chrome_trace_file(const RecordedTrace& trace, const std::string& path) {
-  std::string text;
-  write_chrome_trace(trace, text);
   const std::string temp = path + ".partial";
   {
     std::ofstream f(temp, std::ios::binary | std::ios::trunc);
     if (!f) return core::Error{fmt::format("cannot write '{}': {}", temp, std::strerror(errno))};
-    f.write(text.data(), static_cast<std::streamsize>(text.size()));
+    const std::function<void(std::string&)> drain = [&f](std::string& piece) {
+      f.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+      piece.clear();
+    };
+    std::string piece;
+    write_events(trace, piece, &drain);
+    f.flush();
     if (!f) return core::Error{fmt::format("cannot write '{}': {}", temp, std::strerror(errno))};
   }
   std::error_code ec;

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "trace/importer.h"
@@ -61,6 +62,35 @@ TEST(ChromeTraceWriter, EpochTimestampsKeepTheirNanoseconds) {
   std::string text;
   write_chrome_trace(t, text);
   EXPECT_NE(text.find(R"("ts":1796000000000123.456,"dur":0.007)"), std::string::npos) << text;
+}
+
+// A trace larger than the file writer's 16 MiB pieces: the file, written piece by piece, is byte for byte the
+// text written whole, and reads back with every kernel (80,000 of them, about 41 MB: two pieces and a part).
+TEST(ChromeTraceWriter, AFileWrittenInPiecesIsTheWholeText) {
+  RecordedTrace t;
+  const std::string name(300, 'k');  // a C++ kernel name's length
+  for (std::uint32_t i = 0; i < 80'000; ++i) {
+    GpuRecord k;
+    k.name = name;
+    k.start_ns = 1'000'000'000 + i * 10'000ull;
+    k.end_ns = k.start_ns + 2'000;
+    k.stream = 7;
+    k.correlation = i;
+    t.gpu.push_back(k);
+  }
+  std::string whole;
+  write_chrome_trace(t, whole);
+  ASSERT_GT(whole.size(), 2u * (16u << 20));
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("perfhound_record_writer_pieces_" + std::to_string(::getpid()) + ".json")).string();
+  ASSERT_TRUE(write_chrome_trace_file(t, path).ok());
+  std::ifstream in(path, std::ios::binary);
+  const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(file == whole) << "sizes " << file.size() << " and " << whole.size();
+  const auto timeline = trace::import_trace(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(timeline.ok()) << timeline.error().message;
+  EXPECT_EQ(timeline->gpu.size(), 80'000u);
 }
 
 TEST(ChromeTraceWriter, WhatIsWrittenIsWhatPerfhoundTraceReads) {
