@@ -244,8 +244,9 @@ class RecordCommand final : public Command {
     }
 
     const std::vector<ChildTrace> children = child_traces(output);
+    const bool wrote = std::filesystem::exists(output, ec);
     const std::string ran = fmt::format("the program exited {} after {}", code, core::format_duration_ns(wall_s * 1e9));
-    if (!std::filesystem::exists(output, ec)) {
+    if (!wrote) {
       // A signal that ends the program can come before the injection library has written (a second signal after
       // the library's own, a SIGKILL): the program did run CUDA, perhaps, and the cause is the signal.
       const std::string why =
@@ -262,7 +263,7 @@ class RecordCommand final : public Command {
     // The program's trace, then those of CUDA processes it started (a launcher, a shell, worker processes), each
     // beside the program's, named after its pid by the library. `next` names the first that reads back.
     std::vector<std::pair<std::string, std::string>> traces;  // path, who
-    if (std::filesystem::exists(output, ec)) traces.emplace_back(output, "");
+    if (wrote) traces.emplace_back(output, "");
     for (const ChildTrace& child : children) {
       traces.emplace_back(child.path, fmt::format(" (process {}, started by the program)", child.pid));
     }

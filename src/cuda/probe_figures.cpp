@@ -66,6 +66,15 @@ std::string throttle_reasons(std::uint64_t clock_event_reasons) {
   return out;
 }
 
+const core::DiagnosticKind* clock_diagnostic(double before_hz, double after_hz, std::uint64_t reasons_before,
+                                             std::uint64_t reasons_after) {
+  const std::uint64_t seen = reasons_before | reasons_after;
+  if (clock_dropped(before_hz, after_hz)) return &core::kClockDropped;
+  if ((seen & kThrottleReasonBits) != 0) return &core::kClockThrottled;
+  if ((seen & kPowerCapReasonBit) != 0) return &core::kClockPowerCapped;
+  return nullptr;
+}
+
 std::uint64_t bandwidth_buffer_bytes(std::uint64_t wanted_bytes, std::uint64_t free_bytes) {
   constexpr std::uint64_t kGranule = std::uint64_t{16} << 20;
   std::uint64_t bytes = wanted_bytes;

@@ -13,6 +13,8 @@
 #include <span>
 #include <vector>
 
+#include "core/diagnostics.h"
+
 namespace perfhound::cuda {
 
 struct FigureSummary {
@@ -60,6 +62,11 @@ inline constexpr std::uint64_t kThrottleReasonBits = 0x8 | 0x20 | 0x40 | 0x80;
 // The limits in `clock_event_reasons` (the power cap and kThrottleReasonBits), named: "power cap, thermal
 // (software)"; empty when none.
 std::string throttle_reasons(std::uint64_t clock_event_reasons);
+// What the clocks read before and after a measurement say, for probe and perfhound::bench alike: clock-dropped
+// where the SM clock fell (clock_dropped), else clock-throttled where NVML named a thermal or hardware limit at
+// either reading, else clock-power-capped for the power cap alone; null when none applies.
+const core::DiagnosticKind* clock_diagnostic(double before_hz, double after_hz, std::uint64_t reasons_before,
+                                             std::uint64_t reasons_after);
 
 // Buffer size for the bandwidth figures: `wanted_bytes`, halved until two buffers fit in half of
 // `free_bytes`, rounded down to a multiple of 16 MiB (whole 16-byte vectors, every grid stride aligned);

@@ -224,25 +224,23 @@ std::vector<core::Diagnostic> probe_diagnostics(const ProbeResult& r) {
     const std::string named = throttle_reasons(c.clock_event_reasons);
     return fmt::format("0x{:x}{}", c.clock_event_reasons, named.empty() ? "" : " (" + named + ")");
   };
-  if (r.before && r.after && clock_dropped(r.before->sm_clock_hz, r.after->sm_clock_hz)) {
-    out.push_back({&core::kClockDropped,
+  const core::DiagnosticKind* clocks =
+      r.before && r.after ? clock_diagnostic(r.before->sm_clock_hz, r.after->sm_clock_hz, r.before->clock_event_reasons,
+                                             r.after->clock_event_reasons)
+                          : nullptr;
+  if (clocks == &core::kClockDropped) {
+    out.push_back({clocks,
                    fmt::format("SM clock under load {:.0f} MHz before, {:.0f} MHz after ({:+.1f}%); temperature {:.0f} "
                                "C -> {:.0f} C; clock event reasons {} -> {}",
                                r.before->sm_clock_hz / 1e6, r.after->sm_clock_hz / 1e6,
                                (r.after->sm_clock_hz / r.before->sm_clock_hz - 1) * 100, r.before->temperature_c,
                                r.after->temperature_c, reasons(*r.before), reasons(*r.after))});
-  } else if (r.before && r.after) {
-    // The clock held, but a limit may have held it down the whole time.
-    const std::uint64_t seen = r.before->clock_event_reasons | r.after->clock_event_reasons;
-    const core::DiagnosticKind* kind = (seen & kThrottleReasonBits) != 0   ? &core::kClockThrottled
-                                       : (seen & kPowerCapReasonBit) != 0 ? &core::kClockPowerCapped
-                                                                          : nullptr;
-    if (kind != nullptr) {
-      out.push_back({kind, fmt::format("SM clock under load {:.0f} MHz before, {:.0f} MHz after; clock event reasons "
+  } else if (clocks != nullptr) {
+    // The clock held, but a limit held it down the whole time.
+    out.push_back({clocks, fmt::format("SM clock under load {:.0f} MHz before, {:.0f} MHz after; clock event reasons "
                                        "{} -> {}",
                                        r.before->sm_clock_hz / 1e6, r.after->sm_clock_hz / 1e6, reasons(*r.before),
                                        reasons(*r.after))});
-    }
   }
   for (const auto& f : r.figures) {
     if (!f.measured()) out.push_back({&core::kFigureUnsupported, f.label + ": " + f.unsupported});

@@ -233,12 +233,8 @@ SampledRun GpuBench::run(const std::string& name, const KernelOptions& o, const 
   } else if (out.clocks_before && out.clocks_after) {
     const GpuClocks& b = *out.clocks_before;
     const GpuClocks& a = *out.clocks_after;
-    const std::uint64_t seen = b.clock_event_reasons | a.clock_event_reasons;
-    const core::DiagnosticKind* kind = pc::clock_dropped(b.sm_clock_hz, a.sm_clock_hz) ? &core::kClockDropped
-                                       : (seen & pc::kThrottleReasonBits) != 0     ? &core::kClockThrottled
-                                       : (seen & pc::kPowerCapReasonBit) != 0      ? &core::kClockPowerCapped
-                                                                                   : nullptr;
-    if (kind != nullptr) {
+    if (const core::DiagnosticKind* kind =
+            pc::clock_diagnostic(b.sm_clock_hz, a.sm_clock_hz, b.clock_event_reasons, a.clock_event_reasons)) {
       out.diagnostics.push_back({kind, fmt::format("SM clock {:.0f} MHz after the warm-up (held down by {}), {:.0f} MHz "
                                                    "after the last sample (held down by {})",
                                                    b.sm_clock_hz / 1e6, held_by(b), a.sm_clock_hz / 1e6, held_by(a))});
