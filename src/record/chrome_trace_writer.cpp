@@ -120,6 +120,7 @@ void write_events(const RecordedTrace& t, std::string& out, const std::function<
   std::set<std::uint32_t> gpu_pids;
   std::set<std::pair<std::uint32_t, std::uint32_t>> streams, threads;
   std::pair<std::uint32_t, std::uint32_t> last_stream, last_thread;  // the row just added: most events repeat it
+  std::unordered_map<std::uint32_t, std::uint32_t> context_device;    // a context lives on one device
   for (const auto& g : t.gpu) {
     sep();
     fmt::format_to(o, FMT_COMPILE(R"({{"ph":"X","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{"device":{},"context":{},"stream":{},"correlation":{})"),
@@ -136,6 +137,7 @@ void write_events(const RecordedTrace& t, std::string& out, const std::function<
       last_stream = {g.device, g.stream};
       gpu_pids.insert(g.device);
       streams.insert(last_stream);
+      context_device.emplace(g.context, g.device);
     }
   }
   for (const auto& a : t.api) {
@@ -148,12 +150,15 @@ void write_events(const RecordedTrace& t, std::string& out, const std::function<
       threads.insert(last_thread);
     }
   }
-  // CUPTI gives a synchronization its context and stream, not its thread: it goes on the stream's row, as Kineto
-  // puts cuda_sync, and perfhound trace reads it as a marker, not as GPU work.
+  // CUPTI gives a synchronization its context and stream, not its thread or device: it goes on the stream's row of
+  // its context's device (as Kineto puts cuda_sync), device 0 where no GPU record names the context, and perfhound
+  // trace reads it as a marker, not as GPU work.
   for (const auto& s : t.syncs) {
     sep();
-    fmt::format_to(o, R"({{"ph":"X","cat":"cuda_sync","name":{},"pid":0,"tid":{},"ts":{},"dur":{},"args":{{"stream":{},"correlation":{}}}}})",
-                   names.quoted(s.name), s.stream, us(s.start_ns), dur_us(s.start_ns, s.end_ns), s.stream, s.correlation);
+    const auto device = context_device.find(s.context);
+    fmt::format_to(o, R"({{"ph":"X","cat":"cuda_sync","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{"stream":{},"correlation":{}}}}})",
+                   names.quoted(s.name), device == context_device.end() ? 0u : device->second, s.stream, us(s.start_ns),
+                   dur_us(s.start_ns, s.end_ns), s.stream, s.correlation);
   }
   for (const auto& r : t.ranges) {
     sep();

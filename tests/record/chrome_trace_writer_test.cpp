@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "trace/importer.h"
@@ -131,6 +132,31 @@ TEST(ChromeTraceWriter, WhatIsWrittenIsWhatPerfhoundTraceReads) {
   EXPECT_EQ(doc["traceName"], "python3 prog.py");
   EXPECT_EQ(doc["perfhound_record"]["dropped_records"], 0);
   std::filesystem::remove(path);
+}
+
+// A synchronization carries its context, not its device: it goes on the row of the device that context's GPU
+// records ran on (here GPU 1), and on GPU 0's where no GPU record names the context.
+TEST(ChromeTraceWriter, ASynchronizationGoesOnItsContextsDevice) {
+  RecordedTrace t;
+  GpuRecord k;
+  k.name = "k";
+  k.device = 1;
+  k.context = 5;
+  k.stream = 20;
+  k.start_ns = 2'000;
+  k.end_ns = 3'000;
+  t.gpu.push_back(k);
+  t.syncs.push_back({"Stream Synchronize", 3'000, 4'000, 5, 20, 1});
+  t.syncs.push_back({"Context Synchronize", 5'000, 6'000, 9, 0, 2});
+  std::string text;
+  write_chrome_trace(t, text);
+  std::map<std::string, int> pid_of;
+  const auto doc = nlohmann::json::parse(text);
+  for (const auto& e : doc["traceEvents"]) {
+    if (e.value("cat", "") == "cuda_sync") pid_of[e["name"].get<std::string>()] = e["pid"].get<int>();
+  }
+  EXPECT_EQ(pid_of["Stream Synchronize"], 1);
+  EXPECT_EQ(pid_of["Context Synchronize"], 0);
 }
 
 TEST(ChromeTraceWriter, AnEmptyRecordingIsStillValidJson) {
