@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "bench/bench_report.h"
+#include "core/output_file.h"
 #include "core/units.h"
 #include "report/json_document.h"
 
@@ -69,7 +70,14 @@ void Runner::parse(int argc, char** argv) {
     if (!takes_value) return bad(fmt::format("unknown flag '{}' (--help lists them)", flag));
     if (i + 1 >= argc) return bad(fmt::format("{} needs a value", flag));
     const std::string_view value = argv[++i];
+    // "--json --timeout 1": the next flag is not the file (nor the filter).
+    if ((flag == "--json" || flag == "--filter") && value.starts_with("--")) {
+      return bad(fmt::format("{} needs a value, got the flag '{}'", flag, value));
+    }
     if (flag == "--json") {
+      // Said now, not after the first benchmark has run.
+      const core::Status writable = core::check_output_file("--json", std::string(value), "bench.json");
+      if (!writable.ok()) return bad(writable.error().message);
       json_path_ = value;
       continue;
     }
@@ -84,8 +92,10 @@ void Runner::parse(int argc, char** argv) {
       if (!(v > 0 && v < 100)) return bad(fmt::format("--max-noise {}: a percentage above 0 and below 100", value));
       rule_.max_noise = v / 100;
     } else if (flag == "--min-samples" || flag == "--device") {
-      if (v < 0 || v != static_cast<double>(static_cast<std::int64_t>(v)) || (flag == "--min-samples" && v < 1)) {
-        return bad(fmt::format("{} {}: a whole number{}", flag, value, flag == "--device" ? " from 0" : " from 1"));
+      // --min-samples stops at the sample cap (every sample is kept), --device at what an int holds.
+      const double most = flag == "--device" ? 1023 : static_cast<double>(rule_.max_samples);
+      if (v < 0 || v > most || v != static_cast<double>(static_cast<std::int64_t>(v)) || (flag == "--min-samples" && v < 1)) {
+        return bad(fmt::format("{} {}: a whole number from {} to {:.0f}", flag, value, flag == "--device" ? 0 : 1, most));
       }
       if (flag == "--device") {
         device_ = static_cast<int>(v);

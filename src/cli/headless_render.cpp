@@ -18,6 +18,8 @@
 #include <thread>
 #include <unistd.h>
 
+#include "cli/program_path.h"
+
 extern char** environ;
 
 namespace perfhound::cli {
@@ -51,23 +53,6 @@ vm.runInContext("new vega.View(vega.parse(vegaLite.compile(spec).spec), {rendere
   .then((svg) => fs.writeFileSync(path.join(__dirname, 'chart.svg'), svg))
   .catch((e) => { process.stderr.write('vega: ' + (e && e.message ? e.message : e) + '\n'); process.exit(1); });
 )js";
-
-std::optional<std::string> find_on_path(std::initializer_list<std::string_view> names) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return std::nullopt;
-  for (const std::string_view name : names) {
-    std::stringstream dirs{std::string(path)};
-    for (std::string dir; std::getline(dirs, dir, ':');) {
-      if (dir.empty()) continue;
-      const fs::path candidate = fs::path(dir) / name;
-      struct stat st {};
-      if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
-        return candidate.string();
-      }
-    }
-  }
-  return std::nullopt;
-}
 
 core::Result<std::string> require_program(std::initializer_list<std::string_view> names, std::string_view what,
                                           std::string_view format) {

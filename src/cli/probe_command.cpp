@@ -1,10 +1,7 @@
 #include "cli/probe_command.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -14,9 +11,11 @@
 #include "cli/number_checks.h"
 #include "cli/output.h"
 #include "core/conditions.h"
+#include "core/output_file.h"
 #include "cuda/probe_report.h"
 #include "cuda/probe_runner.h"
 #include "hw/chip_catalogue_data.h"
+#include "hw/chip_spec.h"
 #include "report/json_document.h"
 
 namespace perfhound::cli {
@@ -40,6 +39,10 @@ core::Result<nlohmann::json> base_chip_json(const std::string& name_or_path) {
   buffer << in.rdbuf();
   nlohmann::json j = nlohmann::json::parse(buffer.str(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return core::Error{fmt::format("--base: '{}' is not a JSON object", name_or_path)};
+  // A chip file as roofline, mfu and serve read it, so the chip file made from it reads too (and the measuring is
+  // not spent on a base whose fields cannot be copied).
+  const auto chip = hw::chip_spec_from_json(j, name_or_path);
+  if (!chip.ok()) return core::Error{fmt::format("--base: {}", chip.error().message)};
   return j;
 }
 
@@ -73,15 +76,15 @@ class ProbeCommand final : public Command {
       PH_ASSIGN_OR_RETURN(base, base_chip_json(base_));
     }
     // The files are written after minutes of measuring: a folder that is not there is said now, not then.
-    for (const auto& [flag, path] : {std::pair<std::string, std::string>{"-o", output_.output_path},
-                                     std::pair<std::string, std::string>{"--catalogue-out", catalogue_out_}}) {
-      if (path.empty()) continue;
-      std::error_code ec;
-      const std::filesystem::path folder = std::filesystem::absolute(path, ec).parent_path();
-      if (!std::filesystem::is_directory(folder, ec)) return core::Error{fmt::format("{}: no folder '{}'", flag, folder.string())};
-      if (::access(folder.c_str(), W_OK) != 0) {
-        return core::Error{fmt::format("{}: cannot write in '{}': {}", flag, folder.string(), std::strerror(errno))};
-      }
+    if (!output_.output_path.empty()) PH_TRY(core::check_output_file("-o", output_.output_path, "probe.json"));
+    if (!catalogue_out_.empty()) PH_TRY(core::check_output_file("--catalogue-out", catalogue_out_, "chip.json"));
+    std::error_code ec;
+    if (!output_.output_path.empty() && !catalogue_out_.empty() &&
+        std::filesystem::weakly_canonical(std::filesystem::absolute(output_.output_path, ec), ec) ==
+            std::filesystem::weakly_canonical(std::filesystem::absolute(catalogue_out_, ec), ec)) {
+      return core::Error{fmt::format("--catalogue-out: '{}' is -o's file too: the chip file and the probe's document "
+                                     "need a file each",
+                                     catalogue_out_)};
     }
     if (!cuda::built_with_cuda()) return core::Error{"built without CUDA (nvcc was not found at configure time)"};
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/program_path.h"
+#include "core/output_file.h"
 #include "core/units.h"
 #include "record/child_trace_name.h"
 #include "record/record_kinds.h"
@@ -156,15 +158,23 @@ class RecordCommand final : public Command {
     if (buffer_mb_ < 1 || buffer_mb_ > 1024) return core::Error{fmt::format("--buffer-mb: must be 1-1024, got {}", buffer_mb_)};
     const std::string library = find_injection_library();
     std::error_code ec;
+    if (std::getenv("PERFHOUND_RECORD_LIB") != nullptr && !std::filesystem::is_regular_file(library, ec)) {
+      return core::Error{fmt::format("PERFHOUND_RECORD_LIB: no injection library file '{}' (unset it to use the one "
+                                     "beside perfhound)",
+                                     library)};
+    }
     if (library.empty() || !std::filesystem::exists(library, ec)) {
       return core::Error{fmt::format("built without CUPTI: no injection library at '{}' (configure where the CUDA toolkit "
                                      "and CUPTI are found, or set PERFHOUND_RECORD_LIB)",
                                      library)};
     }
+    // Both checked before the old trace is removed: a mistyped program or -o leaves it, and the folder, alone.
+    PH_TRY(core::check_output_file("-o", output_, "trace.json"));
+    if (const std::string why = why_program_cannot_run(command_.front()); !why.empty()) {
+      return core::Error{fmt::format("cannot run '{}': {}", command_.front(), why)};
+    }
     // Normal form ("/x//t.json" -> "/x/t.json"), so the child traces' names, made from it, match what the folder lists.
     const std::string output = std::filesystem::absolute(output_).lexically_normal().string();
-    const std::filesystem::path parent = std::filesystem::path(output).parent_path();
-    if (!std::filesystem::is_directory(parent, ec)) return core::Error{fmt::format("-o: no folder '{}'", parent.string())};
     // A trace left from an earlier run must not pass for this one's: the program's, and its child processes'.
     std::filesystem::remove(output, ec);
     for (const ChildTrace& stale : child_traces(output)) std::filesystem::remove(stale.path, ec);

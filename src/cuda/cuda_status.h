@@ -4,6 +4,8 @@
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
 #include <string>
 
 #include "core/result.h"
@@ -17,6 +19,19 @@ inline std::string call_name(const char* expression) {
 }
 inline core::Error cuda_error(const std::string& call, cudaError_t e) {
   return core::Error{call + ": " + cudaGetErrorString(e)};
+}
+// cudaGetDeviceCount's error. Where no driver is installed at all, the runtime says "CUDA driver version is
+// insufficient for CUDA runtime version", which sends a user to upgrade a driver that is not there: that is said.
+inline core::Error device_count_error(cudaError_t e) {
+  if (e == cudaErrorInsufficientDriver) {
+    void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (driver == nullptr) {
+      return core::Error{"cudaGetDeviceCount: no NVIDIA driver on this machine (libcuda.so.1 cannot be loaded): a GPU "
+                         "and its driver are needed"};
+    }
+    ::dlclose(driver);
+  }
+  return cuda_error("cudaGetDeviceCount", e);
 }
 inline core::Error cublas_error(const std::string& call, cublasStatus_t s) {
   return core::Error{call + ": " + cublasLtGetStatusName(s) + " (" + cublasLtGetStatusString(s) + ")"};

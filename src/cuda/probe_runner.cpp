@@ -97,7 +97,7 @@ class Probe {
 
   core::Status query_device() {
     int count = 0;
-    PH_CUDA_TRY(cudaGetDeviceCount(&count));
+    if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) return device_count_error(e);
     if (count == 0) return core::Error{"cudaGetDeviceCount: no CUDA device"};
     if (options_.device < 0 || options_.device >= count) {
       return core::Error{fmt::format("--device {}: this machine has {} CUDA device{} (0..{})", options_.device, count,
@@ -441,7 +441,7 @@ bool built_with_cuda() { return true; }
 
 core::Result<int> cuda_device_count() {
   int count = 0;
-  PH_CUDA_TRY(cudaGetDeviceCount(&count));
+  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) return device_count_error(e);
   return count;
 }
 

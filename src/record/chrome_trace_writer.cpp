@@ -198,7 +198,8 @@ core::Status write_chrome_trace_file(const RecordedTrace& trace, const std::stri
     std::string piece;
     write_events(trace, piece, &drain);
     f.flush();
-    if (!f) return core::Error{fmt::format("cannot write '{}': {}", temp, std::strerror(errno))};
+    // A disk filled part-way: what was written stays (a run never loses what it measured), named as incomplete.
+    if (!f) return core::Error{fmt::format("cannot write '{}' (left there, incomplete): {}", temp, std::strerror(errno))};
   }
   std::error_code ec;
   std::filesystem::rename(temp, path, ec);

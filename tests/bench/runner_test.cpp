@@ -35,7 +35,13 @@ TEST(Runner, ABadFlagIsOneLineNamingItAndExitCode2) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"prog", "--max-noise", "abc"}, "prog: --max-noise 'abc': not a number\n"},
       {{"prog", "--max-noise", "0"}, "prog: --max-noise 0: a percentage above 0 and below 100\n"},
-      {{"prog", "--min-samples", "2.5"}, "prog: --min-samples 2.5: a whole number from 1\n"},
+      {{"prog", "--min-samples", "2.5"}, "prog: --min-samples 2.5: a whole number from 1 to 1000000\n"},
+      // Above the stopping rule's 1,000,000-sample cap: a minimum the run could never reach.
+      {{"prog", "--min-samples", "2000000"}, "prog: --min-samples 2000000: a whole number from 1 to 1000000\n"},
+      {{"prog", "--device", "99999999999"}, "prog: --device 99999999999: a whole number from 0 to 1023\n"},
+      {{"prog", "--json", "--timeout", "1"}, "prog: --json needs a value, got the flag '--timeout'\n"},
+      {{"prog", "--json", ""}, "prog: --json: give a file name, not ''\n"},
+      {{"prog", "--json", "/nonexistent-folder/b.json"}, "prog: --json: no folder '/nonexistent-folder'\n"},
       {{"prog", "--timeout"}, "prog: --timeout needs a value\n"},
       {{"prog", "--fast"}, "prog: unknown flag '--fast' (--help lists them)\n"},
   };

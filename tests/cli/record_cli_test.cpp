@@ -3,6 +3,7 @@
 // record"), since this machine has no driver for CUPTI to attach to.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
@@ -182,11 +183,40 @@ TEST(RecordCli, BadInputIsOneLineAndExitTwo) {
   }
 }
 
+// A mistyped program or -o changes nothing on disk: the earlier run's trace (and its child's) are still there, and
+// a folder given as -o is neither deleted nor written over.
+TEST(RecordCli, AMistakeInTheCommandLeavesTheOldTraceAlone) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  const auto dir = std::filesystem::temp_directory_path() / ("perfhound_record_cli_keep_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "empty");
+  const std::string out = (dir / "t.json").string();
+  std::ofstream(out) << "{}";
+  std::ofstream(dir / "t.pid7.json") << "{}";
+  CliRun r = run({"record", "-o", out, "--", "perfhound-no-such-program", "train.py"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("cannot run 'perfhound-no-such-program': not found on PATH"));
+  EXPECT_TRUE(std::filesystem::exists(out));
+  EXPECT_TRUE(std::filesystem::exists(dir / "t.pid7.json"));
+  r = run({"record", "-o", out, "--", dir.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("a folder, not a program"));
+  EXPECT_TRUE(std::filesystem::exists(out));
+  r = run({"record", "-o", (dir / "empty").string(), "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("-o: '" + (dir / "empty").string() + "' is a folder: give a file in it"));
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "empty"));
+  r = run({"record", "-o", "", "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("-o: give a file name"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(RecordCli, WithoutTheInjectionLibraryItSaysSo) {
   ::setenv("PERFHOUND_RECORD_LIB", "/nonexistent/libperfhound_record_inject.so", 1);
   const CliRun r = run({"record", "--", "true"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.err, HasSubstr("built without CUPTI"));
+  EXPECT_THAT(r.err, HasSubstr("PERFHOUND_RECORD_LIB: no injection library file '/nonexistent/libperfhound_record_inject.so'"));
   ::unsetenv("PERFHOUND_RECORD_LIB");
 }
 

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "cli/cli_runner.h"
 #include "cuda/probe_runner.h"
@@ -43,6 +45,21 @@ TEST(ProbeCli, OutputFoldersAreCheckedBeforeMeasuring) {
   expect_one_line_error(run({"probe", "--quick", "-o", "/nonexistent-folder/probe.json"}), "-o: no folder '/nonexistent-folder'");
   expect_one_line_error(run({"probe", "--quick", "--catalogue-out", "/nonexistent-folder/chip.json"}),
                         "--catalogue-out: no folder '/nonexistent-folder'");
+  const std::string folder = std::filesystem::temp_directory_path().string();
+  expect_one_line_error(run({"probe", "--quick", "-o", folder}), "-o: '" + folder + "' is a folder: give a file in it");
+  expect_one_line_error(run({"probe", "--quick", "--catalogue-out", folder + "/"}), "--catalogue-out: '" + folder + "/' is a folder");
+  // Written one after the other, the probe's document would replace the chip file the output tells to use.
+  expect_one_line_error(run({"probe", "--quick", "-o", folder + "/p.json", "--catalogue-out", folder + "/./p.json"}),
+                        "--catalogue-out: '" + folder + "/./p.json' is -o's file too");
+}
+
+// A --base file is read as the chip file it will be copied into (roofline, mfu and serve read it), before measuring.
+TEST(ProbeCli, ABaseFileMustBeAChipFile) {
+  const auto base = std::filesystem::temp_directory_path() / "perfhound_probe_cli_base.json";
+  std::ofstream(base) << "{}";
+  expect_one_line_error(run({"probe", "--quick", "--base", base.string(), "--catalogue-out", "/tmp/x.json"}),
+                        "--base: chip '" + base.string() + "': schema_version must be 1");
+  std::filesystem::remove(base);
 }
 
 TEST(ProbeCli, HelpListsEveryFlag) {

@@ -100,7 +100,7 @@ GpuBench::~GpuBench() {
 core::Result<std::unique_ptr<GpuBench>> GpuBench::open(int device) {
   auto s = std::make_unique<State>();
   int count = 0;
-  PH_CUDA_TRY(cudaGetDeviceCount(&count));
+  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) return pc::device_count_error(e);
   if (count == 0) return core::Error{"cudaGetDeviceCount: no CUDA device"};
   if (device < 0 || device >= count) {
     return core::Error{fmt::format("--device {}: this machine has {} CUDA device{} (0..{})", device, count,
