@@ -3,7 +3,7 @@
 # Usage: bench/cuda/probe_device.sh [PERFHOUND_BINARY]   (results in $OUT, default ./probe-out)
 # Targets (issue 9): perfhound's D2D copy >= 95% of torch's copy_, its bf16 GEMM >= 95% of torch.matmul.
 set -uo pipefail
-PERFHOUND=${1:-./build-probe/perfhound}
+PERFHOUND=${1:-./build/perfhound}
 OUT=${OUT:-./probe-out}
 mkdir -p "$OUT"
 
@@ -16,12 +16,16 @@ ldd "$PERFHOUND" | grep -E "cudart|cublas|not found" || true
 echo "== perfhound probe"
 # The catalogue entry the measured ceilings start from (figures probe does not measure: memory size, spec peaks):
 # the chip this is, as nvidia-smi names it (the device tool lends H100 SXMs as well as H200s).
+# Another GPU gets no base (its spec-sheet figures are not H200's): the chip file then carries the device query's.
+base_flag=()
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
   *H100*PCIe*) base=h100-pcie ;;
   *H100*) base=h100-sxm ;;
-  *) base=h200-sxm ;;
+  *H200*) base=h200-sxm ;;
+  *) base=gpu ;;
 esac
-"$PERFHOUND" probe --base $base --catalogue-out "$OUT/$base-measured.json" -o "$OUT/probe.json" \
+[ "$base" != gpu ] && base_flag=(--base "$base")
+"$PERFHOUND" probe "${base_flag[@]}" --catalogue-out "$OUT/$base-measured.json" -o "$OUT/probe.json" \
   2> >(tee "$OUT/probe.stderr" >&2) | tee "$OUT/probe.txt"
 probe_rc=${PIPESTATUS[0]}
 echo "perfhound probe exit code: $probe_rc"

@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iterator>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@
 #include "core/output_file.h"
 #include "core/units.h"
 #include "record/child_trace_name.h"
+#include "record/recorded_trace.h"
 #include "record/record_kinds.h"
 #include "trace/importer.h"
 
@@ -68,12 +71,27 @@ std::vector<ChildTrace> child_traces(const std::string& output) {
   return found;
 }
 
-// One trace the library wrote, read back: "wrote 'PATH'<who>: N kernels, ..."; the error says it does not read back.
-core::Result<std::string> summarize(const std::string& path, const std::string& who) {
-  auto timeline = trace::import_trace(path);
-  if (!timeline.ok()) return core::Error{fmt::format("wrote '{}'{}, which does not read back: {}", path, who, timeline.error().message)};
+// `word` as the shell reads it back: as is where it is plain, else in single quotes.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_-.:#/+=@%", c) != nullptr;
+  });
+  if (plain) return word;
+  std::string quoted = "'";
+  for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// One trace the library wrote, read back: the line "wrote 'PATH'<who>: N kernels, ...", and its NVTX ranges' names
+// (the longest first), for perfhound trace --range; the error says it does not read back.
+struct TraceSummary {
+  std::string line;
+  std::vector<std::string> ranges;
+};
+
+core::Result<TraceSummary> summarize(const std::string& path, const std::string& who) {
   // The writer puts its own count of what CUPTI had no buffer for, and of the capture windows, in the metadata,
-  // before the events.
+  // before the events: read first, since a run with no capture window has no event to import.
   std::int64_t dropped = 0, windows = -1;
   if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
     char head[4096] = {};
@@ -87,22 +105,38 @@ core::Result<std::string> summarize(const std::string& path, const std::string& 
     dropped = number_after("\"dropped_records\":", 0);
     windows = number_after("\"capture_windows\":", -1);
   }
+  if (windows == 0) {
+    return core::Error{fmt::format("wrote '{}'{} with nothing in it: the program never called cudaProfilerStart "
+                                   "(torch.cuda.profiler.start()), and --capture-range cudaProfilerApi records only "
+                                   "from there to cudaProfilerStop",
+                                   path, who)};
+  }
+  auto timeline = trace::import_trace(path);
+  if (!timeline.ok()) return core::Error{fmt::format("wrote '{}'{}, which does not read back: {}", path, who, timeline.error().message)};
   std::size_t kernels = 0, copies = 0, fills = 0;
   for (const auto& g : timeline->gpu) {
     kernels += g.kind == trace::GpuKind::kKernel;
     copies += g.kind == trace::GpuKind::kMemcpy;
     fills += g.kind == trace::GpuKind::kMemset;
   }
-  std::string window_note;
-  if (windows == 0) {
-    window_note = " in no capture window: the program never called cudaProfilerStart (--capture-range cudaProfilerApi)";
-  } else if (windows > 0) {
-    window_note = fmt::format(" in {} capture window(s) (cudaProfilerStart to cudaProfilerStop)", windows);
+  std::map<std::string, std::int64_t> longest;  // range name -> its longest instance
+  for (const auto& h : timeline->host) {
+    if (h.kind != trace::HostKind::kUserAnnotation) continue;
+    const std::string name(timeline->name(h.name));
+    if (name == record::kCaptureWindowRangeName) continue;
+    longest[name] = std::max(longest[name], h.dur_ns);
   }
-  return fmt::format("wrote '{}'{}: {} kernels, {} copies, {} fills, {} host events, {} GPU(s){}; {} records dropped "
-                     "(no CUPTI buffer free)",
-                     path, who, kernels, copies, fills, timeline->host.size(), timeline->info.devices.size(), window_note,
-                     dropped);
+  TraceSummary summary;
+  for (const auto& [name, dur] : longest) summary.ranges.push_back(name);
+  std::stable_sort(summary.ranges.begin(), summary.ranges.end(),
+                   [&](const std::string& a, const std::string& b) { return longest[a] > longest[b]; });
+  const std::string window_note =
+      windows > 0 ? fmt::format(" in {} capture window(s) (cudaProfilerStart to cudaProfilerStop)", windows) : "";
+  summary.line = fmt::format("wrote '{}'{}: {} kernels, {} copies, {} fills, {} host events, {} GPU(s){}; {} records "
+                             "dropped (no CUPTI buffer free)",
+                             path, who, kernels, copies, fills, timeline->host.size(), timeline->info.devices.size(),
+                             window_note, dropped);
+  return summary;
 }
 
 class RecordCommand final : public Command {
@@ -278,16 +312,28 @@ class RecordCommand final : public Command {
       traces.emplace_back(child.path, fmt::format(" (process {}, started by the program)", child.pid));
     }
     std::string next;
+    std::vector<std::string> next_ranges;
     for (const auto& [path, who] : traces) {
       const auto summary = summarize(path, who);
       if (!summary.ok()) {
         *context.err << "perfhound record: " << summary.error().message << (who.empty() ? "; " + ran : "") << "\n";
         continue;
       }
-      *context.out << "perfhound record: " << *summary << (who.empty() ? "; " + ran : "") << "\n";
-      if (next.empty()) next = who.empty() ? output_ : path;
+      *context.out << "perfhound record: " << summary->line << (who.empty() ? "; " + ran : "") << "\n";
+      if (next.empty()) {
+        next = who.empty() ? output_ : path;
+        next_ranges = summary->ranges;
+      }
     }
-    if (!next.empty()) *context.out << fmt::format("next: perfhound trace {}\n", next);
+    if (!next.empty()) *context.out << fmt::format("next: perfhound trace {}\n", shell_word(next));
+    // The whole run holds start-up (model loading, cuBLAS handles, the first launches), which can outweigh the
+    // steady state the program was recorded for: a range cuts to it.
+    if (!next_ranges.empty()) {
+      std::string names;
+      for (std::size_t i = 0; i < next_ranges.size() && i < 5; ++i) names += (i == 0 ? "" : ", ") + next_ranges[i];
+      *context.out << fmt::format("      perfhound trace {} --range {}  (without start-up; NVTX ranges: {}{})\n",
+                                  shell_word(next), shell_word(next_ranges.front()), names, next_ranges.size() > 5 ? ", ..." : "");
+    }
     return code;
   }
 

@@ -50,6 +50,7 @@ void fill_conditions(core::Conditions& c, const trace::Timeline& t) {
   if (!t.info.cuda_driver_version.empty()) c.set("cuda_driver_api", t.info.cuda_driver_version);
   if (t.info.rank) c.set("rank", *t.info.rank);
   if (t.info.world_size) c.set("world_size", *t.info.world_size);
+  if (t.info.recorder_dropped_records) c.set("recorder_dropped_records", *t.info.recorder_dropped_records);
   c.set("window_s", core::ns_to_seconds(t.window_end_ns - t.window_start_ns));
 }
 
@@ -66,6 +67,11 @@ std::vector<core::Diagnostic> trace_diagnostics(const trace::Timeline& t) {
   }
   if (windows > 1) {
     diagnostics.push_back({&core::kCaptureWindows, fmt::format("'{}' holds {} capture windows", t.info.source, windows)});
+  }
+  if (t.info.recorder_dropped_records.value_or(0) > 0) {
+    diagnostics.push_back({&core::kRecordsDropped, fmt::format("'{}': perfhound record lost {} records (CUPTI had no "
+                                                               "buffer free)",
+                                                               t.info.source, *t.info.recorder_dropped_records)});
   }
   return diagnostics;
 }

@@ -6,11 +6,12 @@
 namespace perfhound::core {
 
 std::span<const DiagnosticKind> all_diagnostic_kinds() {
-  static constexpr std::array kAll{kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability, kUnknownCategory,
-                                    kBeatsTheRoof,      kDoesNotFit,        kModelAssumption, kUnlockedClocks,
-                                    kClientLimited,     kClientBusy,        kRequestsFailed,  kPartialRun,
-                                    kTokensCounted,     kSoakDrift,         kConditionsDiffer, kClockDropped,      kClockThrottled,    kClockPowerCapped,
-                                    kNvmlUnavailable,   kFigureUnsupported, kBenchNotConverged, kBlockingKernelTimedOut};
+  static constexpr std::array kAll{
+      kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability,   kUnknownCategory,       kCaptureWindows,
+      kRecordsDropped,    kBeatsTheRoof,      kDoesNotFit,        kModelAssumption,       kUnlockedClocks,
+      kClientLimited,     kClientBusy,        kRequestsFailed,    kPartialRun,            kMissingShards,
+      kTokensCounted,     kSoakDrift,         kConditionsDiffer,  kClockDropped,          kClockThrottled,
+      kClockPowerCapped,  kNvmlUnavailable,   kFigureUnsupported, kBenchNotConverged,     kBlockingKernelTimedOut};
   return kAll;
 }
 

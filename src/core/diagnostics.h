@@ -51,6 +51,13 @@ inline constexpr DiagnosticKind kCaptureWindows{
     "was not recorded and counts as idle GPU time",
     "analyze one window at a time: --range 'perfhound capture window' --range-index N"};
 
+// perfhound record counts the records CUPTI had no buffer for: lost kernels and copies read as idle GPU time.
+inline constexpr DiagnosticKind kRecordsDropped{
+    "records-dropped", Severity::kWarning,
+    "the recorder lost records (perfhound record: CUPTI had no buffer free), so some GPU work is missing from the "
+    "trace and counts as idle time",
+    "record again with larger buffers (perfhound record --buffer-mb) or a shorter run (--capture-range)"};
+
 // A measurement faster than the chip's roof is a wrong input, not a fast kernel.
 inline constexpr DiagnosticKind kBeatsTheRoof{
     "beats-the-roof", Severity::kSevere,

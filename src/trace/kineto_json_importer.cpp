@@ -369,10 +369,11 @@ class KinetoReader {
     }
   }
 
-  // deviceProperties, distributedInfo and the CUDA versions: small values, parsed on their own.
+  // deviceProperties, distributedInfo, the CUDA versions and perfhound record's own: small values, parsed on
+  // their own.
   Status read_metadata(const std::string& key, std::string_view raw, std::size_t at) {
     if (key != "deviceProperties" && key != "distributedInfo" && key != "cuda_runtime_version" &&
-        key != "cuda_driver_version") {
+        key != "cuda_driver_version" && key != "perfhound_record") {
       return {};
     }
     simdjson::padded_string text(raw);
@@ -387,6 +388,17 @@ class KinetoReader {
       if (auto e = doc.get_int64().get(v)) return fail(e);
       (key == "cuda_runtime_version" ? timeline_.info.cuda_runtime_version : timeline_.info.cuda_driver_version) =
           cuda_version_text(v);
+      return {};
+    }
+    if (key == "perfhound_record") {
+      od::object obj;
+      if (auto e = doc.get_object().get(obj)) return fail(e);
+      for (auto field : obj) {
+        od::raw_json_string k;
+        if (auto e = field.key().get(k)) return fail(e);
+        std::int64_t v = 0;
+        if (k == "dropped_records" && !field.value().get_int64().get(v)) timeline_.info.recorder_dropped_records = v;
+      }
       return {};
     }
     if (key == "distributedInfo") {

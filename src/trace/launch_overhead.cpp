@@ -99,6 +99,7 @@ LaunchOverhead launch_overhead(const Timeline& timeline) {
   std::unordered_map<std::int64_t, Launch> launches;  // by correlation id
   std::vector<std::pair<std::int64_t, std::int64_t>> calls;  // (correlation, start) of each launch call
   std::unordered_map<StringId, LaunchApi> api_of_name;  // a few dozen distinct names, millions of events
+  std::vector<double> call_durations;
   for (const auto& e : timeline.host) {
     if (e.kind != HostKind::kRuntime && e.kind != HostKind::kDriver) continue;
     auto [it, inserted] = api_of_name.try_emplace(e.name, LaunchApi::kNone);
@@ -108,11 +109,13 @@ LaunchOverhead launch_overhead(const Timeline& timeline) {
     ++result.launch_call_count;
     if (api == LaunchApi::kGraph) ++result.graph_launch_count;
     result.launch_call_time_ns += e.dur_ns;
+    call_durations.push_back(static_cast<double>(e.dur_ns));
     calls.emplace_back(e.correlation, e.start_ns);
     if (e.correlation >= 0) launches.try_emplace(e.correlation, Launch{e.start_ns, api});
   }
   result.mean_launch_call_ns =
       core::ratio_or_zero(static_cast<double>(result.launch_call_time_ns), static_cast<double>(result.launch_call_count));
+  result.launch_call_ns = core::summarize(call_durations);
 
   // First GPU activity start per correlation id (timeline.gpu is sorted by start: the first seen is it).
   std::unordered_map<std::int64_t, std::int64_t> first_start;
@@ -185,6 +188,7 @@ nlohmann::ordered_json to_json(const LaunchOverhead& result) {
   j["graph_launch_count"] = result.graph_launch_count;
   j["launch_call_time_s"] = core::ns_to_seconds(result.launch_call_time_ns);
   j["mean_launch_call_s"] = core::ns_to_seconds(result.mean_launch_call_ns);
+  j["launch_call_duration"] = summary_json(result.launch_call_ns);
   j["kernel_count"] = result.kernel_count;
   j["launched_kernel_count"] = result.launched_kernel_count;
   j["graph_kernel_count"] = result.graph_kernel_count;

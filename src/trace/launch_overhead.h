@@ -67,6 +67,7 @@ struct LaunchOverhead {
   std::uint64_t graph_launch_count = 0;
   std::int64_t launch_call_time_ns = 0;  // host time inside launch calls (sum of durations)
   double mean_launch_call_ns = 0;
+  core::Summary launch_call_ns;          // each launch call's duration: the host's cost of one launch
 
   std::uint64_t kernel_count = 0;           // every kernel in the trace
   std::uint64_t launched_kernel_count = 0;  // kernels linked to a launch call by correlation id

@@ -96,6 +96,9 @@ struct TraceInfo {
   std::optional<int> rank;           // distributed runs
   std::optional<int> world_size;
   std::string distributed_backend;   // e.g. "nccl"
+  // perfhound record's count of the records CUPTI had no buffer for (its "perfhound_record" metadata); absent
+  // in other tracers' files.
+  std::optional<std::int64_t> recorder_dropped_records;
   // Uncompressed byte offset of the '[' that opens a Chrome trace's event array, so a writer can copy the
   // input and insert events after it (trace/annotated_trace_writer.h); -1 for other formats.
   std::int64_t events_array_offset = -1;

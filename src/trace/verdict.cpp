@@ -120,10 +120,14 @@ void add_one_gap_note(Verdict& v, const DeviceUtilization& d, const DeviceGapAtt
 
 void add_launch_evidence(Verdict& v, const LaunchOverhead& l) {
   if (l.kernel_count > 0) {
-    v.evidence.push_back(fmt::format("{} kernels, {} shorter than 10 us ({} of kernel time); {} launch calls, mean {}",
-                                     l.kernel_count, format_percent(l.short_kernel_ratio),
-                                     format_percent(l.short_kernel_time_ratio), l.launch_call_count,
-                                     format_duration_ns(l.mean_launch_call_ns)));
+    std::string calls = fmt::format("{} launch calls", l.launch_call_count);
+    if (l.launch_call_ns.count > 0) {
+      calls += fmt::format(", each p50 {} / p99 {}", format_duration_ns(l.launch_call_ns.p50),
+                           format_duration_ns(l.launch_call_ns.p99));
+    }
+    v.evidence.push_back(fmt::format("{} kernels, {} shorter than 10 us ({} of kernel time); {}", l.kernel_count,
+                                     format_percent(l.short_kernel_ratio), format_percent(l.short_kernel_time_ratio),
+                                     calls));
   }
   if (l.graph_launch_count > 0) {
     v.evidence.push_back(fmt::format("{} CUDA Graph launches ran {} kernels ({:.0f} per graph launch on average)",

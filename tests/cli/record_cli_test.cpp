@@ -18,6 +18,7 @@ namespace perfhound::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 bool injection_library_built() {
   return std::filesystem::exists(std::filesystem::path(PERFHOUND_BINARY_DIR) / "libperfhound_record_inject.so");
@@ -69,6 +70,42 @@ TEST(RecordCli, AChildProcesssTraceIsFoundAndRead) {
   EXPECT_THAT(r.out, HasSubstr("next: perfhound trace " + (dir / "perfhound_record_cli_child.pid4242.json").string()));
   EXPECT_FALSE(std::filesystem::exists(stale));  // an earlier run's is not taken for this one's
   std::filesystem::remove(dir / "perfhound_record_cli_child.pid4242.json");
+}
+
+// The program's trace as the library writes it, faked by the shell (this machine has no GPU for CUPTI).
+CliRun record_faked_trace(const std::string& out, const std::string& trace_json) {
+  return run({"record", "-o", out, "--", "/bin/sh", "-c", "printf '%s' '" + trace_json + "' > \"$PERFHOUND_RECORD_OUTPUT\""});
+}
+
+// The whole run holds start-up; where the trace has NVTX ranges, record names them and the command that reads the
+// longest alone (here "decode loop", 100 us, before "step", 10 us), quoted for the shell.
+TEST(RecordCli, NvtxRangesAreOfferedForTrace) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_ranges.json").string();
+  const CliRun r = record_faked_trace(
+      out, R"({"traceEvents":[)"
+           R"({"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":10.0,"dur":2.0,"args":{"device":0,"stream":7,"correlation":1}},)"
+           R"({"ph":"X","cat":"user_annotation","name":"step","pid":1,"tid":1,"ts":5.0,"dur":10.0},)"
+           R"({"ph":"X","cat":"user_annotation","name":"decode loop","pid":1,"tid":1,"ts":1.0,"dur":100.0}]})");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("next: perfhound trace " + out + "\n"));
+  EXPECT_THAT(r.out, HasSubstr("perfhound trace " + out + " --range 'decode loop'  (without start-up; NVTX ranges: decode loop, step)"));
+  std::filesystem::remove(out);
+}
+
+// --capture-range cudaProfilerApi in a program that never opened a window: the trace is empty, and record says
+// why (not perfhound trace's "no GPU activity").
+TEST(RecordCli, NoCaptureWindowIsSaid) {
+  if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
+  ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
+  const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_nowindow.json").string();
+  const CliRun r = record_faked_trace(
+      out, R"({"perfhound_record":{"dropped_records":0,"capture_range":"cudaProfilerApi","capture_windows":0},"traceEvents":[]})");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("with nothing in it: the program never called cudaProfilerStart"));
+  EXPECT_THAT(r.out, Not(HasSubstr("next:")));
+  std::filesystem::remove(out);
 }
 
 // nohup perfhound record -- ...: a signal perfhound was started ignoring stays ignored in the program (exec keeps

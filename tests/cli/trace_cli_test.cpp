@@ -207,6 +207,28 @@ TEST_F(TraceCliTest, SeveralCaptureWindowsAreWarnedOf) {
   EXPECT_NEAR(window["result"]["utilization"]["devices"][0]["window_busy_ratio"].get<double>(), 0.5, 1e-9);
 }
 
+// Records perfhound record lost (CUPTI had no buffer free) are GPU work missing from the trace: the count goes into
+// the conditions and, above zero, a records-dropped warning; a trace that lost none has no warning.
+TEST_F(TraceCliTest, DroppedRecordsAreWarnedOf) {
+  const auto recorded = [&](int dropped) {
+    return write("dropped" + std::to_string(dropped) + ".json",
+                 R"({"perfhound_record": {"dropped_records": )" + std::to_string(dropped) + R"(}, "traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 100.000, "dur": 500.000}
+]})");
+  };
+  const std::string lost = recorded(4096);
+  const CliRun r = run({"trace", lost, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("[records-dropped]: '" + lost + "': perfhound record lost 4096 records"));
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["diagnostics"][0]["id"], "records-dropped");
+  EXPECT_EQ(doc["conditions"]["parameters"]["recorder_dropped_records"], 4096);
+  const CliRun none = run({"trace", recorded(0), "--json"});
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_TRUE(none.err.empty()) << none.err;
+  EXPECT_EQ(nlohmann::json::parse(none.out)["conditions"]["parameters"]["recorder_dropped_records"], 0);
+}
+
 TEST_F(TraceCliTest, TruncatedJson) {
   const std::string text = gunzip(kEager);
   ASSERT_GT(text.size(), 1000u);

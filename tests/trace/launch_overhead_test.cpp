@@ -77,6 +77,10 @@ TEST(LaunchOverheadTest, CountsLatencyAndGraphs) {
   EXPECT_EQ(r.graph_launch_count, 1u);
   EXPECT_EQ(r.launch_call_time_ns, 10 + 10 + 10 + 20 + 10);
   EXPECT_DOUBLE_EQ(r.mean_launch_call_ns, 12.0);
+  // Durations 10, 10, 10, 20 (the graph launch), 10: sorted 10, 10, 10, 10, 20; p99 at h = 3.96 -> 10 + 0.96 * 10.
+  ASSERT_EQ(r.launch_call_ns.count, 5u);
+  EXPECT_DOUBLE_EQ(r.launch_call_ns.p50, 10.0);
+  EXPECT_DOUBLE_EQ(r.launch_call_ns.p99, 19.6);
   EXPECT_EQ(r.kernel_count, 7u);
   EXPECT_EQ(r.launched_kernel_count, 6u);
   EXPECT_EQ(r.graph_kernel_count, 3u);

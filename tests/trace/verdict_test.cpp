@@ -129,7 +129,7 @@ TEST(VerdictOverhead, LaunchCallsInTheGapsAreLaunchBound) {
                               "the trace has CUDA API calls but no framework operators: 400 ns of idle time in 2 gaps "
                               "under 100 us that ended with a launch made during them is host time between launch "
                               "calls the trace cannot see, counted as launch",
-                              "3 kernels, 100.0% shorter than 10 us (100.0% of kernel time); 2 launch calls, mean 600 ns"));
+                              "3 kernels, 100.0% shorter than 10 us (100.0% of kernel time); 2 launch calls, each p50 600 ns / p99 600 ns"));
   ASSERT_EQ(v.next_steps.size(), 4u);
   EXPECT_THAT(v.next_steps[0], HasSubstr("CUDA Graph"));
   EXPECT_THAT(v.next_steps[1], HasSubstr("fuse small kernels"));
@@ -202,7 +202,7 @@ TEST(VerdictOverhead, WorkSubmittedBeforeTheGapIsDeviceSide) {
             "device-side gaps: the GPU is idle 72.7% of its active span although the next work was already submitted");
   EXPECT_THAT(v.evidence, ::testing::ElementsAre(
                               kThreeKernelsIdleLine, "idle time by what the host was doing: queued 100.0%",
-                              "3 kernels, 100.0% shorter than 10 us (100.0% of kernel time); 2 launch calls, mean 50.0 ns"));
+                              "3 kernels, 100.0% shorter than 10 us (100.0% of kernel time); 2 launch calls, each p50 50.0 ns / p99 50.0 ns"));
   ASSERT_EQ(v.next_steps.size(), 2u);
   EXPECT_EQ(v.next_steps[0], "fuse kernels so fewer dispatch gaps remain");
 }
@@ -218,7 +218,7 @@ TEST(VerdictOverhead, GraphReplayGapsAreDeviceSideWithGraphEvidence) {
   EXPECT_EQ(v.kind, BottleneckKind::kDeviceSideGaps);
   // 1 launch call (the graph launch, 50 ns: three significant digits print "50.0 ns"); 3 kernels linked to it.
   EXPECT_THAT(v.evidence, ::testing::Contains(
-                              "3 kernels, 100.0% shorter than 10 us (100.0% of kernel time); 1 launch calls, mean 50.0 ns"));
+                              "3 kernels, 100.0% shorter than 10 us (100.0% of kernel time); 1 launch calls, each p50 50.0 ns / p99 50.0 ns"));
   EXPECT_THAT(v.evidence, ::testing::Contains("1 CUDA Graph launches ran 3 kernels (3 per graph launch on average)"));
 }
 
