@@ -13,6 +13,20 @@
 namespace perfhound::cli {
 namespace {
 
+// A measured ceiling in its unit, read from the key's suffix (probe's keys: "copy_bytes_per_s",
+// "bf16_flops_per_s", "kernel_launch_s"), with its p10-p90 spread where the file has it.
+std::string measured_value(const std::string& key, const hw::SourcedValue& v) {
+  const auto with_unit = [&](double x) {
+    if (key.ends_with("_bytes_per_s")) return core::format_si(x, "B/s");
+    if (key.ends_with("_flops_per_s")) return core::format_si(x, "FLOP/s");
+    if (key.ends_with("_s")) return core::format_duration_ns(x * 1e9);
+    return core::format_number(x);
+  };
+  std::string text = with_unit(v.value);
+  if (v.p10 && v.p90) text += fmt::format(" (p10 {}, p90 {})", with_unit(*v.p10), with_unit(*v.p90));
+  return text;
+}
+
 std::string flops(const hw::ChipSpec& c, const std::string& key) {
   const auto it = c.peak_flops.find(key);
   return it == c.peak_flops.end() ? "-" : core::format_si(it->second.value, "FLOP/s");
@@ -34,7 +48,11 @@ nlohmann::ordered_json chip_json(const hw::ChipSpec& c) {
                          {"bandwidth_bytes_per_s", c.interconnect_bandwidth->value},
                          {"source", c.interconnect_bandwidth->source}};
   }
-  for (const auto& [key, v] : c.measured) j["measured"][key] = {{"value", v.value}, {"source", v.source}};
+  for (const auto& [key, v] : c.measured) {
+    j["measured"][key] = {{"value", v.value}, {"source", v.source}};
+    if (v.p10) j["measured"][key]["p10"] = *v.p10;
+    if (v.p90) j["measured"][key]["p90"] = *v.p90;
+  }
   j["notes"] = c.notes;
   return j;
 }
@@ -81,7 +99,7 @@ class HwCommand final : public Command {
     if (c.interconnect_bandwidth) {
       t.add_row({c.interconnect_name, core::format_si(c.interconnect_bandwidth->value, "B/s"), c.interconnect_bandwidth->source});
     }
-    for (const auto& [key, v] : c.measured) t.add_row({"measured " + key, core::format_number(v.value), v.source});
+    for (const auto& [key, v] : c.measured) t.add_row({"measured " + key, measured_value(key, v), v.source});
     text += t.render();
     for (const auto& n : c.notes) text += "note: " + n + "\n";
     const auto doc = report::make_json_document("hw", conditions, chip_json(c));

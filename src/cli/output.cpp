@@ -8,7 +8,12 @@ namespace perfhound::cli {
 
 void add_output_flags(CLI::App& app, OutputOptions& options) {
   app.add_flag("--json", options.json, "Print the result as a versioned JSON document on stdout instead of a table");
-  app.add_option("-o,--output", options.output_path, "Also write the JSON document to this file");
+  app.add_option("-o,--output", options.output_path, "Also write the JSON document to this file")->check(a_file_name());
+}
+
+CLI::Validator a_file_name() {
+  return CLI::Validator([](std::string& text) { return text.empty() ? std::string("give a file name, not ''") : std::string(); },
+                        "FILE");
 }
 
 std::string conditions_block(const core::Conditions& conditions) {

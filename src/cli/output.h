@@ -21,6 +21,8 @@ struct OutputOptions {
 };
 
 void add_output_flags(CLI::App& app, OutputOptions& options);
+// A file-name flag given as '' is an error ("-o: give a file name, not ''"), not the flag left out.
+CLI::Validator a_file_name();
 
 // The conditions as the terminal reports end with them: a blank line, "conditions:", one indented line each.
 std::string conditions_block(const core::Conditions& conditions);

@@ -61,7 +61,8 @@ class ProbeCommand final : public Command {
     app.add_option("--repeats", options_.repeats, "Timed repeats per figure (default 20, --quick 10)")
         ->check(whole_number_in(3, 10000));
     app.add_option("--catalogue-out", catalogue_out_,
-                   "Also write a chip file (data/hw schema) whose 'measured' holds these ceilings, for roofline, mfu and serve --hw");
+                   "Also write a chip file (data/hw schema) whose 'measured' holds these ceilings, for roofline, mfu and serve --hw")
+        ->check(a_file_name());
     app.add_option("--base", base_, "With --catalogue-out: the catalogue chip (e.g. h200-sxm) or chip file whose "
                                     "spec-sheet fields the chip file keeps");
     add_output_flags(app, output_);

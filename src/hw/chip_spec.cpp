@@ -35,6 +35,8 @@ core::Result<SourcedValue> sourced(const Json& j, std::string_view field, std::s
   v.value = j["value"].get<double>();
   if (!(v.value > 0)) return core::Error{fmt::format("chip '{}': '{}' must be positive", source, field)};
   v.source = text(j, "source");
+  if (j.contains("p10") && j["p10"].is_number()) v.p10 = j["p10"].get<double>();
+  if (j.contains("p90") && j["p90"].is_number()) v.p90 = j["p90"].get<double>();
   return v;
 }
 

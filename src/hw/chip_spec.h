@@ -21,6 +21,8 @@ namespace perfhound::hw {
 struct SourcedValue {
   double value = 0;
   std::string source;  // datasheet or whitepaper and version, or "measured by perfhound probe ..."
+  // A measured ceiling's spread over its repeats (perfhound probe writes both); absent on spec-sheet figures.
+  std::optional<double> p10, p90;
 };
 
 struct ChipSpec {

@@ -158,6 +158,28 @@ TEST(CliHw, ShowAChipFileByPath) {
   EXPECT_DOUBLE_EQ(doc["result"]["memory_bandwidth_bytes_per_s"]["value"].get<double>(), 2e12);
 }
 
+// A probe's chip file: each measured ceiling in its unit (from the key's suffix) with its p10-p90 spread.
+TEST(CliHw, ShowGivesMeasuredCeilingsInTheirUnitsWithSpread) {
+  const std::string chip = temp_file("h200_probe_show.json", R"json({
+    "schema_version": 1, "name": "h200-sxm-measured", "display_name": "H200 (measured)", "vendor": "NVIDIA",
+    "sm_count": 132,
+    "peak_flops": {"bf16": {"value": 989.5e12, "source": "H200 datasheet"}},
+    "memory": {"type": "HBM3e", "capacity_bytes": 141e9,
+               "bandwidth_bytes_per_s": {"value": 4.8e12, "source": "H200 datasheet"}},
+    "measured": {"bf16_flops_per_s": {"value": 758.5e12, "source": "probe GEMM", "p10": 751e12, "p90": 760e12, "repeats": 20},
+                 "copy_bytes_per_s": {"value": 4.06e12, "source": "probe copy"},
+                 "kernel_launch_round_trip_s": {"value": 8.54e-6, "source": "probe launch", "p10": 8.1e-6, "p90": 9.0e-6}}
+  })json");
+  const CliRun r = run({"hw", "show", chip});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("758 TFLOP/s (p10 751 TFLOP/s, p90 760 TFLOP/s)"));
+  EXPECT_THAT(r.out, HasSubstr("4.06 TB/s"));
+  EXPECT_THAT(r.out, HasSubstr("8.54 us (p10 8.10 us, p90 9.00 us)"));
+  const Json doc = parse_json_output(run({"hw", "show", chip, "--json"}));
+  EXPECT_DOUBLE_EQ(doc["result"]["measured"]["bf16_flops_per_s"]["p10"].get<double>(), 751e12);
+  EXPECT_FALSE(doc["result"]["measured"]["copy_bytes_per_s"].contains("p10"));
+}
+
 TEST(CliHw, ShowUnknownChipIsOneLineExitTwo) {
   const CliRun r = run({"hw", "show", "nosuch"});
   expect_one_line_error(r, {"perfhound hw: ", "'nosuch'", "h200-sxm"});

@@ -48,6 +48,8 @@ TEST(ProbeCli, OutputFoldersAreCheckedBeforeMeasuring) {
   const std::string folder = std::filesystem::temp_directory_path().string();
   expect_one_line_error(run({"probe", "--quick", "-o", folder}), "-o: '" + folder + "' is a folder: give a file in it");
   expect_one_line_error(run({"probe", "--quick", "--catalogue-out", folder + "/"}), "--catalogue-out: '" + folder + "/' is a folder");
+  expect_one_line_error(run({"probe", "--quick", "--catalogue-out", ""}), "--catalogue-out: give a file name, not ''");
+  expect_one_line_error(run({"probe", "--quick", "-o", ""}), "--output: give a file name, not ''");
   // Written one after the other, the probe's document would replace the chip file the output tells to use.
   expect_one_line_error(run({"probe", "--quick", "-o", folder + "/p.json", "--catalogue-out", folder + "/./p.json"}),
                         "--catalogue-out: '" + folder + "/./p.json' is -o's file too");
