@@ -15,7 +15,7 @@ namespace {
 
 // A measured ceiling in its unit, read from the key's suffix (probe's keys: "copy_bytes_per_s",
 // "bf16_flops_per_s", "kernel_launch_s"), with its p10-p90 spread where the file has it.
-std::string measured_value(const std::string& key, const hw::SourcedValue& v) {
+std::string measured_value(const hw::ChipSpec& c, const std::string& key, const hw::SourcedValue& v) {
   const auto with_unit = [&](double x) {
     if (key.ends_with("_bytes_per_s")) return core::format_si(x, "B/s");
     if (key.ends_with("_flops_per_s")) return core::format_si(x, "FLOP/s");
@@ -23,7 +23,9 @@ std::string measured_value(const std::string& key, const hw::SourcedValue& v) {
     return core::format_number(x);
   };
   std::string text = with_unit(v.value);
-  if (v.p10 && v.p90) text += fmt::format(" (p10 {}, p90 {})", with_unit(*v.p10), with_unit(*v.p90));
+  if (const auto spread = c.measured_spread.find(key); spread != c.measured_spread.end()) {
+    text += fmt::format(" (p10 {}, p90 {})", with_unit(spread->second.p10), with_unit(spread->second.p90));
+  }
   return text;
 }
 
@@ -50,8 +52,10 @@ nlohmann::ordered_json chip_json(const hw::ChipSpec& c) {
   }
   for (const auto& [key, v] : c.measured) {
     j["measured"][key] = {{"value", v.value}, {"source", v.source}};
-    if (v.p10) j["measured"][key]["p10"] = *v.p10;
-    if (v.p90) j["measured"][key]["p90"] = *v.p90;
+    if (const auto spread = c.measured_spread.find(key); spread != c.measured_spread.end()) {
+      j["measured"][key]["p10"] = spread->second.p10;
+      j["measured"][key]["p90"] = spread->second.p90;
+    }
   }
   j["notes"] = c.notes;
   return j;
@@ -99,7 +103,7 @@ class HwCommand final : public Command {
     if (c.interconnect_bandwidth) {
       t.add_row({c.interconnect_name, core::format_si(c.interconnect_bandwidth->value, "B/s"), c.interconnect_bandwidth->source});
     }
-    for (const auto& [key, v] : c.measured) t.add_row({"measured " + key, measured_value(key, v), v.source});
+    for (const auto& [key, v] : c.measured) t.add_row({"measured " + key, measured_value(c, key, v), v.source});
     text += t.render();
     for (const auto& n : c.notes) text += "note: " + n + "\n";
     const auto doc = report::make_json_document("hw", conditions, chip_json(c));

@@ -35,8 +35,6 @@ core::Result<SourcedValue> sourced(const Json& j, std::string_view field, std::s
   v.value = j["value"].get<double>();
   if (!(v.value > 0)) return core::Error{fmt::format("chip '{}': '{}' must be positive", source, field)};
   v.source = text(j, "source");
-  if (j.contains("p10") && j["p10"].is_number()) v.p10 = j["p10"].get<double>();
-  if (j.contains("p90") && j["p90"].is_number()) v.p90 = j["p90"].get<double>();
   return v;
 }
 
@@ -95,6 +93,9 @@ core::Result<ChipSpec> chip_spec_from_json(const Json& j, std::string_view sourc
     for (const auto& [key, value] : j["measured"].items()) {
       if (value.is_null()) continue;
       PH_ASSIGN_OR_RETURN(c.measured[key], sourced(value, "measured." + key, source));
+      if (value.contains("p10") && value["p10"].is_number() && value.contains("p90") && value["p90"].is_number()) {
+        c.measured_spread[key] = {value["p10"].get<double>(), value["p90"].get<double>()};
+      }
     }
   }
   return c;

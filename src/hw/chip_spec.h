@@ -21,8 +21,11 @@ namespace perfhound::hw {
 struct SourcedValue {
   double value = 0;
   std::string source;  // datasheet or whitepaper and version, or "measured by perfhound probe ..."
-  // A measured ceiling's spread over its repeats (perfhound probe writes both); absent on spec-sheet figures.
-  std::optional<double> p10, p90;
+};
+
+// A measured ceiling's spread over its repeats (perfhound probe writes "p10" and "p90" beside "value").
+struct Spread {
+  double p10 = 0, p90 = 0;
 };
 
 struct ChipSpec {
@@ -40,6 +43,7 @@ struct ChipSpec {
   std::vector<std::string> notes;
   // Measured ceilings (perfhound probe): "copy_bytes_per_s", "bf16_flops_per_s", ...
   std::map<std::string, SourcedValue> measured;
+  std::map<std::string, Spread> measured_spread;  // the measured keys whose entries carry p10 and p90
 };
 
 core::Result<ChipSpec> chip_spec_from_json(const nlohmann::json& json, std::string_view source);
