@@ -21,6 +21,7 @@ base_flag=()
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
   *H100*PCIe*) base=h100-pcie ;;
   *H100*) base=h100-sxm ;;
+  *GH200*|*H200*NVL*) base=gpu ;;  # not the SXM part the catalogue's h200-sxm describes
   *H200*) base=h200-sxm ;;
   *) base=gpu ;;
 esac

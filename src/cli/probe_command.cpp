@@ -46,6 +46,17 @@ core::Result<nlohmann::json> base_chip_json(const std::string& name_or_path) {
   return j;
 }
 
+// Whether two output paths name one regular file (or one not yet there): the second write would replace the
+// first. A terminal or pipe (-o /dev/stdout) takes both writes, one after the other.
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ea, eb;
+  const auto pa = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ea), ea);
+  const auto pb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, eb), eb);
+  if (ea || eb || pa != pb) return false;
+  std::error_code ec;
+  return !std::filesystem::exists(pa, ec) || std::filesystem::is_regular_file(pa, ec);
+}
+
 class ProbeCommand final : public Command {
  public:
   std::string_view name() const override { return "probe"; }
@@ -79,10 +90,7 @@ class ProbeCommand final : public Command {
     // The files are written after minutes of measuring: a folder that is not there is said now, not then.
     if (!output_.output_path.empty()) PH_TRY(core::check_output_file("-o", output_.output_path, "probe.json"));
     if (!catalogue_out_.empty()) PH_TRY(core::check_output_file("--catalogue-out", catalogue_out_, "chip.json"));
-    std::error_code ec;
-    if (!output_.output_path.empty() && !catalogue_out_.empty() &&
-        std::filesystem::weakly_canonical(std::filesystem::absolute(output_.output_path, ec), ec) ==
-            std::filesystem::weakly_canonical(std::filesystem::absolute(catalogue_out_, ec), ec)) {
+    if (!output_.output_path.empty() && !catalogue_out_.empty() && same_file(output_.output_path, catalogue_out_)) {
       return core::Error{fmt::format("--catalogue-out: '{}' is -o's file too: the chip file and the probe's document "
                                      "need a file each",
                                      catalogue_out_)};

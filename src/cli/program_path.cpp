@@ -5,22 +5,47 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <sstream>
+#include <vector>
 
 namespace perfhound::cli {
+namespace {
+
+// The folders execvp searches: $PATH's entries, an empty one meaning the current folder; without PATH, the
+// system's default (confstr _CS_PATH: "/bin:/usr/bin" on glibc).
+std::vector<std::string> path_folders() {
+  std::string path;
+  if (const char* env = std::getenv("PATH")) {
+    path = env;
+  } else {
+    const std::size_t n = ::confstr(_CS_PATH, nullptr, 0);
+    path.resize(n > 0 ? n : 0);
+    if (n > 0) ::confstr(_CS_PATH, path.data(), n);
+    if (!path.empty() && path.back() == '\0') path.pop_back();
+  }
+  std::vector<std::string> folders;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t colon = path.find(':', start);
+    const std::string folder = path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    folders.push_back(folder.empty() ? "." : folder);
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return folders;
+}
+
+bool is_regular(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+}  // namespace
 
 std::optional<std::string> find_on_path(std::initializer_list<std::string_view> names) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return std::nullopt;
   for (const std::string_view name : names) {
-    std::stringstream dirs{std::string(path)};
-    for (std::string dir; std::getline(dirs, dir, ':');) {
-      if (dir.empty()) continue;
-      const std::filesystem::path candidate = std::filesystem::path(dir) / name;
-      struct stat st {};
-      if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
-        return candidate.string();
-      }
+    for (const std::string& folder : path_folders()) {
+      const std::string candidate = (std::filesystem::path(folder) / name).string();
+      if (is_regular(candidate) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
     }
   }
   return std::nullopt;
@@ -28,7 +53,15 @@ std::optional<std::string> find_on_path(std::initializer_list<std::string_view> 
 
 std::string why_program_cannot_run(const std::string& program) {
   if (program.empty()) return "an empty program name";
-  if (program.find('/') == std::string::npos) return find_on_path({program}) ? "" : "not found on PATH";
+  if (program.find('/') == std::string::npos) {
+    if (find_on_path({program})) return "";
+    // execvp reports a file it found but may not run as "Permission denied", not as missing.
+    for (const std::string& folder : path_folders()) {
+      const std::string candidate = (std::filesystem::path(folder) / program).string();
+      if (is_regular(candidate)) return "'" + candidate + "' is on PATH but not executable";
+    }
+    return "not found on PATH";
+  }
   struct stat st {};
   if (::stat(program.c_str(), &st) != 0) return "no such file";
   if (S_ISDIR(st.st_mode)) return "a folder, not a program";

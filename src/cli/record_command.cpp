@@ -14,7 +14,6 @@
 #include <cstring>
 #include <filesystem>
 #include <iterator>
-#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -26,6 +25,7 @@
 #include "record/recorded_trace.h"
 #include "record/record_kinds.h"
 #include "trace/importer.h"
+#include "trace/range_window.h"
 
 namespace perfhound::cli {
 namespace {
@@ -71,22 +71,24 @@ std::vector<ChildTrace> child_traces(const std::string& output) {
   return found;
 }
 
-// `word` as the shell reads it back: as is where it is plain, else in single quotes.
+// `word` as the shell reads it back: as is where it is plain, else in single quotes ('#' opens a comment, '~'
+// and '=' are expanded, at the start of a word).
 std::string shell_word(const std::string& word) {
-  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_-.:#/+=@%", c) != nullptr;
-  });
+  const bool plain = !word.empty() && std::strchr("#~=", word.front()) == nullptr &&
+                     std::all_of(word.begin(), word.end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || (c != 0 && std::strchr("_-.:#/+=@%", c) != nullptr);
+                     });
   if (plain) return word;
   std::string quoted = "'";
   for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return quoted + "'";
 }
 
-// One trace the library wrote, read back: the line "wrote 'PATH'<who>: N kernels, ...", and its NVTX ranges' names
-// (the longest first), for perfhound trace --range; the error says it does not read back.
+// One trace the library wrote, read back: the line "wrote 'PATH'<who>: N kernels, ...", and the NVTX range to read
+// its steady state by (perfhound trace --range); the error says it does not read back.
 struct TraceSummary {
   std::string line;
-  std::vector<std::string> ranges;
+  trace::SuggestedRange range;
 };
 
 core::Result<TraceSummary> summarize(const std::string& path, const std::string& who) {
@@ -119,17 +121,9 @@ core::Result<TraceSummary> summarize(const std::string& path, const std::string&
     copies += g.kind == trace::GpuKind::kMemcpy;
     fills += g.kind == trace::GpuKind::kMemset;
   }
-  std::map<std::string, std::int64_t> longest;  // range name -> its longest instance
-  for (const auto& h : timeline->host) {
-    if (h.kind != trace::HostKind::kUserAnnotation) continue;
-    const std::string name(timeline->name(h.name));
-    if (name == record::kCaptureWindowRangeName) continue;
-    longest[name] = std::max(longest[name], h.dur_ns);
-  }
+  dropped = timeline->info.recorder_dropped_records.value_or(dropped);
   TraceSummary summary;
-  for (const auto& [name, dur] : longest) summary.ranges.push_back(name);
-  std::stable_sort(summary.ranges.begin(), summary.ranges.end(),
-                   [&](const std::string& a, const std::string& b) { return longest[a] > longest[b]; });
+  summary.range = trace::suggest_range(*timeline, record::kCaptureWindowRangeName);
   const std::string window_note =
       windows > 0 ? fmt::format(" in {} capture window(s) (cudaProfilerStart to cudaProfilerStop)", windows) : "";
   summary.line = fmt::format("wrote '{}'{}: {} kernels, {} copies, {} fills, {} host events, {} GPU(s){}; {} records "
@@ -202,13 +196,14 @@ class RecordCommand final : public Command {
                                      "and CUPTI are found, or set PERFHOUND_RECORD_LIB)",
                                      library)};
     }
+    // Normal form ("/x//t.json" -> "/x/t.json"), so the child traces' names, made from it, match what the folder
+    // lists; the path checked is this one, the one written.
+    const std::string output = output_.empty() ? output_ : std::filesystem::absolute(output_).lexically_normal().string();
     // Both checked before the old trace is removed: a mistyped program or -o leaves it, and the folder, alone.
-    PH_TRY(core::check_output_file("-o", output_, "trace.json"));
+    PH_TRY(core::check_output_file("-o", output, "trace.json"));
     if (const std::string why = why_program_cannot_run(command_.front()); !why.empty()) {
       return core::Error{fmt::format("cannot run '{}': {}", command_.front(), why)};
     }
-    // Normal form ("/x//t.json" -> "/x/t.json"), so the child traces' names, made from it, match what the folder lists.
-    const std::string output = std::filesystem::absolute(output_).lexically_normal().string();
     // A trace left from an earlier run must not pass for this one's: the program's, and its child processes'.
     std::filesystem::remove(output, ec);
     for (const ChildTrace& stale : child_traces(output)) std::filesystem::remove(stale.path, ec);
@@ -312,7 +307,7 @@ class RecordCommand final : public Command {
       traces.emplace_back(child.path, fmt::format(" (process {}, started by the program)", child.pid));
     }
     std::string next;
-    std::vector<std::string> next_ranges;
+    trace::SuggestedRange next_range;
     for (const auto& [path, who] : traces) {
       const auto summary = summarize(path, who);
       if (!summary.ok()) {
@@ -322,17 +317,25 @@ class RecordCommand final : public Command {
       *context.out << "perfhound record: " << summary->line << (who.empty() ? "; " + ran : "") << "\n";
       if (next.empty()) {
         next = who.empty() ? output_ : path;
-        next_ranges = summary->ranges;
+        next_range = summary->range;
       }
     }
     if (!next.empty()) *context.out << fmt::format("next: perfhound trace {}\n", shell_word(next));
     // The whole run holds start-up (model loading, cuBLAS handles, the first launches), which can outweigh the
     // steady state the program was recorded for: a range cuts to it.
-    if (!next_ranges.empty()) {
+    if (!next_range.name.empty()) {
       std::string names;
-      for (std::size_t i = 0; i < next_ranges.size() && i < 5; ++i) names += (i == 0 ? "" : ", ") + next_ranges[i];
-      *context.out << fmt::format("      perfhound trace {} --range {}  (without start-up; NVTX ranges: {}{})\n",
-                                  shell_word(next), shell_word(next_ranges.front()), names, next_ranges.size() > 5 ? ", ..." : "");
+      for (std::size_t i = 0; i < next_range.names.size() && i < 5; ++i) names += (i == 0 ? "" : ", ") + next_range.names[i];
+      if (next_range.names.size() > 5) names += ", ...";
+      const std::string which =
+          next_range.occurrences == 1
+              ? "the range holding the most time"
+              : fmt::format("the '{}' of median length, {} of {}", next_range.name, next_range.occurrence,
+                            next_range.occurrences);
+      *context.out << fmt::format("      perfhound trace {} --range {}{}  ({}; NVTX ranges, the most time first: {})\n",
+                                  shell_word(next), shell_word(next_range.name),
+                                  next_range.occurrences == 1 ? "" : fmt::format(" --range-index {}", next_range.occurrence),
+                                  which, names);
     }
     return code;
   }

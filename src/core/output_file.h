@@ -9,7 +9,8 @@
 
 namespace perfhound::core {
 
-// Ok when `path` names a file that can be made or written in an existing, writable folder. The error names the
+// Ok when `path` names a file that can be made (or replaced: written beside and renamed over) in an existing,
+// writable folder. The error names the
 // flag: "-o: 'runs' is a folder: give a file in it, e.g. 'runs/trace.json'", "-o: no folder 'x'",
 // "-o: cannot write in '/ro': Permission denied", "-o: give a file name, not ''".
 Status check_output_file(std::string_view flag, const std::string& path, std::string_view example_name = "out.json");

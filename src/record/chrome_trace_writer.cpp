@@ -86,6 +86,13 @@ void write_events(const RecordedTrace& t, std::string& out, const std::function<
   auto o = std::back_inserter(out);
   nlohmann::ordered_json head;
   head["schemaVersion"] = 1;
+  // First, before the command line (traceName, of any length) and the devices: perfhound record reads these
+  // counts from the file's first few KiB, even where the trace has no event to import.
+  head["perfhound_record"] = {{"dropped_records", t.dropped_records}};
+  if (t.capture_windows >= 0) {
+    head["perfhound_record"]["capture_range"] = "cudaProfilerApi";
+    head["perfhound_record"]["capture_windows"] = t.capture_windows;
+  }
   nlohmann::ordered_json devices = nlohmann::ordered_json::array();
   for (const auto& d : t.devices) {
     devices.push_back({{"id", d.id}, {"name", std::string(d.name)}, {"totalGlobalMem", d.global_memory_bytes},
@@ -97,11 +104,6 @@ void write_events(const RecordedTrace& t, std::string& out, const std::function<
   if (t.cupti_version > 0) head["cupti_version"] = t.cupti_version;
   head["displayTimeUnit"] = "ms";
   head["traceName"] = t.command;
-  head["perfhound_record"] = {{"dropped_records", t.dropped_records}};
-  if (t.capture_windows >= 0) {
-    head["perfhound_record"]["capture_range"] = "cudaProfilerApi";
-    head["perfhound_record"]["capture_windows"] = t.capture_windows;
-  }
   std::string h = head.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   h.pop_back();  // the closing brace: traceEvents follows
   // About what each event takes (a kernel with its C++ name ~450 bytes, a launch call ~200): one allocation

@@ -392,7 +392,7 @@ class KinetoReader {
     }
     if (key == "perfhound_record") {
       od::object obj;
-      if (auto e = doc.get_object().get(obj)) return fail(e);
+      if (doc.get_object().get(obj)) return {};  // not the recorder's object: someone else's key, left alone
       for (auto field : obj) {
         od::raw_json_string k;
         if (auto e = field.key().get(k)) return fail(e);

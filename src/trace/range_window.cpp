@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -70,6 +71,34 @@ core::Result<RangeWindow> restrict_to_range(Timeline& timeline, std::string_view
   timeline.window_end_ns = w.end_ns;
   finalize_timeline(timeline);  // clipping can reorder starts
   return w;
+}
+
+SuggestedRange suggest_range(const Timeline& timeline, std::string_view skip) {
+  struct Instances {
+    std::int64_t total_ns = 0;
+    std::vector<std::pair<std::int64_t, int>> lengths;  // (duration, 1-based occurrence)
+  };
+  std::map<std::string_view, Instances> by_name;
+  for (const HostEvent& e : timeline.host) {  // sorted by start: occurrences count in start order
+    if (e.kind != HostKind::kUserAnnotation) continue;
+    const std::string_view n = timeline.name(e.name);
+    if (n.empty() || n == skip) continue;
+    Instances& r = by_name[n];
+    r.total_ns += e.dur_ns;
+    r.lengths.emplace_back(e.dur_ns, static_cast<int>(r.lengths.size()) + 1);
+  }
+  SuggestedRange out;
+  if (by_name.empty()) return out;
+  std::vector<std::pair<std::string_view, Instances*>> ranked;
+  for (auto& [n, r] : by_name) ranked.emplace_back(n, &r);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second->total_ns > b.second->total_ns; });
+  for (const auto& [n, r] : ranked) out.names.emplace_back(n);
+  auto lengths = ranked.front().second->lengths;
+  std::stable_sort(lengths.begin(), lengths.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  out.name = std::string(ranked.front().first);
+  out.occurrences = static_cast<int>(lengths.size());
+  out.occurrence = lengths[(lengths.size() - 1) / 2].second;
+  return out;
 }
 
 }  // namespace perfhound::trace

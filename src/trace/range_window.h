@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 #include "trace/timeline.h"
@@ -32,5 +33,18 @@ struct RangeWindow {
 // timeline untouched): no range of that name (naming up to five of the trace's range names), or fewer than
 // `occurrence` of them.
 core::Result<RangeWindow> restrict_to_range(Timeline& timeline, std::string_view name, int occurrence = 1);
+
+// The range to read a trace's steady state by, for a hint beside the whole-trace analysis: of the user ranges
+// (except `skip`), the name holding the most time in all its instances (an outer loop over its steps; else the
+// steps themselves), and of its instances the one of median length (the lower median of an even count), so
+// a first, warm-up instance that runs long is not the one named. `names` lists every range name, the most time
+// first. Empty name: the trace has no range.
+struct SuggestedRange {
+  std::string name;
+  int occurrence = 0;   // for restrict_to_range, 1-based in start order
+  int occurrences = 0;
+  std::vector<std::string> names;
+};
+SuggestedRange suggest_range(const Timeline& timeline, std::string_view skip = {});
 
 }  // namespace perfhound::trace

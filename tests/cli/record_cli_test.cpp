@@ -7,10 +7,13 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_runner.h"
 
@@ -77,20 +80,61 @@ CliRun record_faked_trace(const std::string& out, const std::string& trace_json)
   return run({"record", "-o", out, "--", "/bin/sh", "-c", "printf '%s' '" + trace_json + "' > \"$PERFHOUND_RECORD_OUTPUT\""});
 }
 
-// The whole run holds start-up; where the trace has NVTX ranges, record names them and the command that reads the
-// longest alone (here "decode loop", 100 us, before "step", 10 us), quoted for the shell.
+// The command `record` prints under next:, run as a user pastes it: through the shell, with the perfhound built.
+std::string run_printed_command(const std::string& out, const std::string& needle) {
+  const std::size_t at = out.find(needle);
+  if (at == std::string::npos) return "no line with '" + needle + "' in: " + out;
+  std::string line = out.substr(at, out.find("  (", at) - at);  // the command, not the note after it
+  line.replace(0, std::string("perfhound").size(), PERFHOUND_BINARY);
+  std::string text;
+  if (std::FILE* p = ::popen((line + " --json 2>&1").c_str(), "r")) {
+    char buffer[4096];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), p)) > 0;) text.append(buffer, n);
+    ::pclose(p);
+  }
+  return text;
+}
+
+// The whole run holds start-up; where the trace has NVTX ranges, record names them (the most time first) and the
+// command that reads the one holding the most time alone, quoted for the shell: "decode loop" (100 us) before
+// "step" (10 us).
 TEST(RecordCli, NvtxRangesAreOfferedForTrace) {
   if (!injection_library_built()) GTEST_SKIP() << "built without CUPTI";
   ::setenv("PERFHOUND_RECORD_LIB", (std::string(PERFHOUND_BINARY_DIR) + "/libperfhound_record_inject.so").c_str(), 1);
   const std::string out = (std::filesystem::temp_directory_path() / "perfhound_record_cli_ranges.json").string();
-  const CliRun r = record_faked_trace(
+  CliRun r = record_faked_trace(
       out, R"({"traceEvents":[)"
            R"({"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":10.0,"dur":2.0,"args":{"device":0,"stream":7,"correlation":1}},)"
            R"({"ph":"X","cat":"user_annotation","name":"step","pid":1,"tid":1,"ts":5.0,"dur":10.0},)"
            R"({"ph":"X","cat":"user_annotation","name":"decode loop","pid":1,"tid":1,"ts":1.0,"dur":100.0}]})");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("next: perfhound trace " + out + "\n"));
-  EXPECT_THAT(r.out, HasSubstr("perfhound trace " + out + " --range 'decode loop'  (without start-up; NVTX ranges: decode loop, step)"));
+  EXPECT_THAT(r.out, HasSubstr("perfhound trace " + out + " --range 'decode loop'  (the range holding the most time; "
+                               "NVTX ranges, the most time first: decode loop, step)"));
+  const auto range_read = [&](const std::string& printed) {
+    const std::string text = run_printed_command(printed, "perfhound trace " + out + " --range");
+    const auto doc = nlohmann::json::parse(text, nullptr, false);
+    return doc.is_discarded() ? nlohmann::json(text) : doc["conditions"]["parameters"]["range"];
+  };
+  nlohmann::json range = range_read(r.out);
+  EXPECT_EQ(range["name"], "decode loop") << range;
+  EXPECT_EQ(range["occurrence"], 1) << range;
+
+  // A step range repeated, the first (warm-up) longest: 50, 10, 20 us. The hint names the median one, the 3rd
+  // (20 us), not the first, which is what --range alone would read; '#' opens a shell comment, so it is quoted.
+  r = record_faked_trace(
+      out, R"({"traceEvents":[)"
+           R"({"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":10.0,"dur":2.0,"args":{"device":0,"stream":7,"correlation":1}},)"
+           R"({"ph":"X","cat":"user_annotation","name":"#step","pid":1,"tid":1,"ts":0.0,"dur":50.0},)"
+           R"({"ph":"X","cat":"user_annotation","name":"#step","pid":1,"tid":1,"ts":60.0,"dur":10.0},)"
+           R"({"ph":"X","cat":"user_annotation","name":"#step","pid":1,"tid":1,"ts":80.0,"dur":20.0}]})");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("perfhound trace " + out + " --range '#step' --range-index 3  (the '#step' of median "
+                               "length, 3 of 3; NVTX ranges, the most time first: #step)"));
+  range = range_read(r.out);
+  EXPECT_EQ(range["name"], "#step") << range;
+  EXPECT_EQ(range["occurrence"], 3) << range;
+  EXPECT_DOUBLE_EQ(range["duration_s"].get<double>(), 20e-6) << range;
   std::filesystem::remove(out);
 }
 

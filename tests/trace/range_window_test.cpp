@@ -95,5 +95,45 @@ TEST(RestrictToRange, ErrorsNameWhatTheTraceHasAndLeaveItAlone) {
   EXPECT_THAT(restrict_to_range(empty, "step").error().message, HasSubstr("no user annotations or NVTX ranges"));
 }
 
+// The hint's range: the name with the most time over its instances, and its instance of median length. Steps of
+// 1000 (a warm-up), 100, 120 and 110 ns hold 1330 ns; a "setup" of 500 ns holds less; lengths sorted 100 (#2), 110
+// (#4), 120 (#3), 1000 (#1): the lower median of four is the second, #4.
+TEST(SuggestRange, TheMostTimeAndItsMedianInstance) {
+  Timeline t;
+  add_host(t, HostKind::kUserAnnotation, "setup", 0, 500);
+  add_host(t, HostKind::kUserAnnotation, "step", 1000, 1000);
+  add_host(t, HostKind::kUserAnnotation, "step", 3000, 100);
+  add_host(t, HostKind::kUserAnnotation, "step", 4000, 120);
+  add_host(t, HostKind::kUserAnnotation, "step", 5000, 110);
+  add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 5000, 9000);  // not a range
+  finalize_timeline(t);
+  SuggestedRange r = suggest_range(t);
+  EXPECT_EQ(r.name, "step");
+  EXPECT_EQ(r.occurrences, 4);
+  EXPECT_EQ(r.occurrence, 4);
+  EXPECT_THAT(r.names, ::testing::ElementsAre("step", "setup"));
+  // A loop around the steps (1400 ns) holds more than they do: it is the one, its only instance.
+  add_host(t, HostKind::kUserAnnotation, "loop", 2900, 2400);
+  add_host(t, HostKind::kUserAnnotation, "", 0, 90000);  // no name: never suggested
+  finalize_timeline(t);
+  r = suggest_range(t);
+  EXPECT_EQ(r.name, "loop");
+  EXPECT_EQ(r.occurrence, 1);
+  EXPECT_EQ(r.occurrences, 1);
+  // What restrict_to_range counts as the 4th "step" is the 110 ns one the hint means.
+  r = suggest_range(t, "loop");
+  EXPECT_EQ(r.name, "step");
+  const auto w = restrict_to_range(t, "step", r.occurrence);
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  EXPECT_EQ(w->end_ns - w->start_ns, 110);
+}
+
+TEST(SuggestRange, NoRangesNoSuggestion) {
+  Timeline t;
+  add_host(t, HostKind::kRuntime, "cudaLaunchKernel", 0, 10);
+  finalize_timeline(t);
+  EXPECT_TRUE(suggest_range(t).name.empty());
+}
+
 }  // namespace
 }  // namespace perfhound::trace
