@@ -92,20 +92,16 @@ struct TraceSummary {
 };
 
 core::Result<TraceSummary> summarize(const std::string& path, const std::string& who) {
-  // The writer puts its own count of what CUPTI had no buffer for, and of the capture windows, in the metadata,
-  // before the events: read first, since a run with no capture window has no event to import.
-  std::int64_t dropped = 0, windows = -1;
+  // The writer puts its count of capture windows first in the metadata: read before the import, since a run with
+  // no capture window has no event to import. (The dropped-record count the importer reads.)
+  std::int64_t windows = -1;
   if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
     char head[4096] = {};
     const std::size_t n = std::fread(head, 1, sizeof(head) - 1, f);
     std::fclose(f);
-    const std::string_view text(head, n);
-    const auto number_after = [&](std::string_view key, std::int64_t absent) {
-      const std::size_t at = text.find(key);
-      return at == std::string_view::npos ? absent : std::strtoll(head + at + key.size(), nullptr, 10);
-    };
-    dropped = number_after("\"dropped_records\":", 0);
-    windows = number_after("\"capture_windows\":", -1);
+    constexpr std::string_view kKey = "\"capture_windows\":";
+    const std::size_t at = std::string_view(head, n).find(kKey);
+    if (at != std::string_view::npos) windows = std::strtoll(head + at + kKey.size(), nullptr, 10);
   }
   if (windows == 0) {
     return core::Error{fmt::format("wrote '{}'{} with nothing in it: the program never called cudaProfilerStart "
@@ -121,7 +117,6 @@ core::Result<TraceSummary> summarize(const std::string& path, const std::string&
     copies += g.kind == trace::GpuKind::kMemcpy;
     fills += g.kind == trace::GpuKind::kMemset;
   }
-  dropped = timeline->info.recorder_dropped_records.value_or(dropped);
   TraceSummary summary;
   summary.range = trace::suggest_range(*timeline, record::kCaptureWindowRangeName);
   const std::string window_note =
@@ -129,7 +124,7 @@ core::Result<TraceSummary> summarize(const std::string& path, const std::string&
   summary.line = fmt::format("wrote '{}'{}: {} kernels, {} copies, {} fills, {} host events, {} GPU(s){}; {} records "
                              "dropped (no CUPTI buffer free)",
                              path, who, kernels, copies, fills, timeline->host.size(), timeline->info.devices.size(),
-                             window_note, dropped);
+                             window_note, timeline->info.recorder_dropped_records.value_or(0));
   return summary;
 }
 
