@@ -33,6 +33,18 @@ inline core::Error device_count_error(cudaError_t e) {
   }
   return cuda_error("cudaGetDeviceCount", e);
 }
+// `device` checked against the machine's CUDA devices (probe --device, perfhound::bench --device): the count's own
+// error, no device at all, or an ordinal out of range, each one line.
+inline core::Status check_device_ordinal(int device) {
+  int count = 0;
+  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) return device_count_error(e);
+  if (count == 0) return core::Error{"cudaGetDeviceCount: no CUDA device"};
+  if (device < 0 || device >= count) {
+    return core::Error{"--device " + std::to_string(device) + ": this machine has " + std::to_string(count) +
+                       " CUDA device" + (count == 1 ? "" : "s") + " (0.." + std::to_string(count - 1) + ")"};
+  }
+  return {};
+}
 inline core::Error cublas_error(const std::string& call, cublasStatus_t s) {
   return core::Error{call + ": " + cublasLtGetStatusName(s) + " (" + cublasLtGetStatusString(s) + ")"};
 }

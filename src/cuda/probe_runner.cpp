@@ -96,13 +96,7 @@ class Probe {
   cudaStream_t stream() const { return stream_.get(); }
 
   core::Status query_device() {
-    int count = 0;
-    if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) return device_count_error(e);
-    if (count == 0) return core::Error{"cudaGetDeviceCount: no CUDA device"};
-    if (options_.device < 0 || options_.device >= count) {
-      return core::Error{fmt::format("--device {}: this machine has {} CUDA device{} (0..{})", options_.device, count,
-                                     count == 1 ? "" : "s", count - 1)};
-    }
+    PH_TRY(check_device_ordinal(options_.device));
     DeviceInfo& d = result_.device;
     d.index = options_.device;
     PH_CUDA_TRY(cudaSetDevice(d.index));

@@ -99,13 +99,7 @@ GpuBench::~GpuBench() {
 
 core::Result<std::unique_ptr<GpuBench>> GpuBench::open(int device) {
   auto s = std::make_unique<State>();
-  int count = 0;
-  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) return pc::device_count_error(e);
-  if (count == 0) return core::Error{"cudaGetDeviceCount: no CUDA device"};
-  if (device < 0 || device >= count) {
-    return core::Error{fmt::format("--device {}: this machine has {} CUDA device{} (0..{})", device, count,
-                                   count == 1 ? "" : "s", count - 1)};
-  }
+  PH_TRY(pc::check_device_ordinal(device));
   s->device = device;
   PH_CUDA_TRY(cudaSetDevice(device));
   PH_CUDA_TRY(cudaGetDeviceProperties(&s->prop, device));
