@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
-#include <map>
+#include <iterator>
 #include <optional>
 #include <regex>
 
@@ -63,21 +63,23 @@ class MergeCommand final : public Command {
       files.push_back(std::move(f));
     }
     PH_TRY(check_comparable(files));
-    // Each request index once: the files must be shares of one schedule, not repeats of it.
-    std::map<std::uint64_t, std::size_t> owner;
-    std::vector<load::RequestRecord> all;
+    // Each request index once: the files must be shares of one schedule, not repeats of it. Records are in
+    // completion order, which varies run to run, so the error names the lowest repeated index, not the first met.
+    std::vector<std::pair<load::RequestRecord, std::size_t>> owned;
     for (std::size_t i = 0; i < files.size(); ++i) {
-      for (load::RequestRecord& r : files[i].records) {
-        const auto [it, fresh] = owner.emplace(r.index, i);
-        if (!fresh) {
-          return core::Error{fmt::format("'{}': request index {} is also in '{}': the files repeat one schedule instead of "
-                                         "sharing it (run each client with perfhound load --shard K/N)",
-                                         files[i].path, r.index, files[it->second].path)};
-        }
-        all.push_back(r);
-      }
+      for (load::RequestRecord& r : files[i].records) owned.emplace_back(r, i);
     }
-    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+    std::stable_sort(owned.begin(), owned.end(), [](const auto& a, const auto& b) { return a.first.index < b.first.index; });
+    const auto repeat = std::adjacent_find(owned.begin(), owned.end(),
+                                           [](const auto& a, const auto& b) { return a.first.index == b.first.index; });
+    if (repeat != owned.end()) {
+      return core::Error{fmt::format("'{}': request index {} is also in '{}': the files repeat one schedule instead of "
+                                     "sharing it (run each client with perfhound load --shard K/N)",
+                                     files[std::next(repeat)->second].path, repeat->first.index, files[repeat->second].path)};
+    }
+    std::vector<load::RequestRecord> all;
+    all.reserve(owned.size());
+    for (auto& [r, file] : owned) all.push_back(std::move(r));
 
     const auto& first = files[0].header["parameters"];
     const bool open_loop = first.value("latency_from", std::string()) == "intended send time";

@@ -165,6 +165,28 @@ TEST_F(MergeCli, FilesThatAreNotSharesOfOneLoadAreOneLineErrors) {
   }
 }
 
+// Records are written in completion order, which varies run to run (it did under the sanitizers): the error names
+// the lowest repeated index whatever order the lines are in, here the repeated file's records reversed.
+TEST_F(MergeCli, ARepeatedScheduleNamesItsLowestRepeatedIndexWhateverTheRecordOrder) {
+  ASSERT_NE(load("s0.jsonl", {"--shard", "0/2"}).code, 2);
+  ASSERT_NE(load("one.jsonl").code, 2);
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(dir_ / "one.jsonl");
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  ASSERT_GT(lines.size(), 3u);
+  std::reverse(lines.begin() + 1, lines.end());  // line 1 is the header
+  {
+    std::ofstream out(dir_ / "reversed.jsonl");
+    for (const std::string& line : lines) out << line << '\n';
+  }
+  const CliRun m = run({"merge", path("s0.jsonl"), path("reversed.jsonl")});
+  EXPECT_EQ(m.code, 2) << m.err;
+  EXPECT_THAT(m.err, HasSubstr("reversed.jsonl': request index 0 is also in"));
+  EXPECT_THAT(m.err, HasSubstr("s0.jsonl': the files repeat one schedule"));
+}
+
 TEST_F(MergeCli, BadShardAndStartAtFlagsAreOneLineErrors) {
   for (const auto& [flags, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--shard", "3/3"}, "--shard: '3/3'"},
