@@ -153,12 +153,13 @@ nlohmann::json live_check(const nlohmann::json& doc, const std::string& id) {
 }
 
 // The live checks against the embedded simulator, which caches nothing, streams one token a chunk, reports usage
-// exactly and generates exactly max_tokens: every check passes. 20 ms steps keep a busy host's jitter small
-// beside the server's pace (at 5 ms, a clone's test run beside a compiler once saw one seed's TTFT p50 double and
-// failed seed stability).
+// exactly and generates exactly max_tokens: every check passes. One request at a time: at concurrency 4 a request
+// sent as another ends joins the next step or the one after, by a race with the engine's thread, so a seed's TTFT
+// p50 could double on a busy host and fail seed stability (a clone's test run beside a compiler saw it at 5 ms
+// steps); alone, each request finds the engine idle and its TTFT is the same two steps every time.
 TEST(AuditCli, LiveChecksOfAnHonestServerPass) {
   const CliRun r = run({"audit", "--live", "--sim-fixed-step-time", "20ms", "--requests", "16", "--output-len", "8",
-                        "--cache-input-len", "256", "--input-len", "64", "--json"});
+                        "--cache-input-len", "256", "--input-len", "64", "--concurrency", "1", "--json"});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["kind"], "perfhound.audit");

@@ -308,13 +308,14 @@ TEST(LoadRunner, TenThousandRequestsUnderEveryFaultAreEachAccountedForAndMemoryS
   serve::FaultConfig faults;
   faults.status_429 = faults.status_500 = faults.status_503 = 0.05;
   faults.reset = faults.stall = faults.malformed = faults.overlong = 0.05;
-  faults.stall_ms = 2'000;  // beyond the client's 500 ms timeout: a stall is a timeout
+  faults.stall_ms = 10'000;  // far beyond the client's 1 s timeout: a stall is a timeout
   faults.seed = 11;
   RunningServer server(faults, 1e-4);
   ClientOptions client = client_for(server.url());
-  // Long enough that no healthy request meets it on a busy CI host (at 100 ms, ctest -j2 beside this test
-  // turned 50 healthy or not-yet-faulted requests into timeouts), short enough to keep the stalls cheap.
-  client.timeout_ns = 500'000'000;
+  // Long enough that no healthy request meets it on a busy CI host, sanitizer build included (at 100 ms, ctest -j2
+  // beside this test turned 50 healthy or not-yet-faulted requests into timeouts), short enough to keep the stalls
+  // cheap: about 500 of them, 64 at a time, cost some 8 s.
+  client.timeout_ns = 1'000'000'000;
   client.max_event_bytes = 64 * 1024;  // the server's overlong line is 1 MiB
   RunPlan plan;
   plan.mode = LoadMode::kClosedLoop;
