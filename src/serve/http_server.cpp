@@ -126,7 +126,10 @@ struct HttpServer::Impl {
       // Steps ending within kDeliveryWindow of the first one's end are run back to back and delivered
       // together at the last one's end: with tiny steps (or a high --time-scale) each stream then writes
       // many tokens per write instead of one write per token. No token is ever delivered before its step's
-      // end; at most kDeliveryWindow late.
+      // end. A step is taken (and its requests admitted) when it starts, so another one joins the batch only
+      // if it is expected to end inside the window, judged by the last one's length: checking after taking
+      // it put every second step of milliseconds into the batch, delivering tokens in pairs a step late and
+      // keeping a request that arrived meanwhile out of both steps.
       batch.clear();
       Clock::time_point first_end;
       Clock::time_point last_end;
@@ -134,11 +137,13 @@ struct HttpServer::Impl {
         step_start = std::max(step_start, sim_now());
         EngineStep step = engine->step(step_start);
         const double step_end = step_start + step.duration_s;
-        last_end = wall_at(step_end);
+        const Clock::time_point end = wall_at(step_end);
+        const Clock::duration length = end - wall_at(step_start);
+        last_end = end;
         if (batch.empty()) first_end = last_end;
         batch.emplace_back(std::move(step), step_end);
         step_start = step_end;
-        if (last_end - first_end >= kDeliveryWindow) break;
+        if (last_end + length - first_end > kDeliveryWindow) break;
       }
       step_timer.expires_at(last_end);
       boost::system::error_code ec;

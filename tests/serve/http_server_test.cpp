@@ -13,6 +13,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -220,6 +221,42 @@ TEST(HttpServer, OversizedBodyIs413) {
   EXPECT_EQ(c.send(http::verb::post, "/v1/completions", huge).result_int(), 413);
   Client again(server.port());
   EXPECT_EQ(again.send(http::verb::get, "/health").result_int(), 200);
+}
+
+// Steps of milliseconds are delivered one at a time, each at its own end: a lone request's first token comes one
+// step after it is sent and the rest a step apart. (The delivery batching once took a second step before
+// checking the window, so tokens came in pairs every two steps and TTFT was two steps.) 20 ms steps at time
+// scale 0.1 are 200 ms of wall time: a delivery would have to be 100 ms late to fail this.
+TEST(HttpServer, StepsLongerThanTheDeliveryWindowAreDeliveredOneAtATime) {
+  constexpr double kStepWallS = 0.2;
+  RunningServer server({}, 0.02, 0.1);
+  net::io_context ioc;
+  tcp::socket socket(ioc);
+  socket.connect({net::ip::make_address("127.0.0.1"), server.port()});
+  const std::string body =
+      R"({"model": "test-model", "prompt": "hello", "max_tokens": 5, "stream": true})";
+  const std::string request = "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                              "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  const auto sent = std::chrono::steady_clock::now();
+  net::write(socket, net::buffer(request));
+  std::vector<double> token_s;  // when each token's event arrived, seconds after the send
+  std::string text;
+  while (text.find("[DONE]") == std::string::npos) {
+    std::array<char, 4096> buf;
+    const std::size_t n = socket.read_some(net::buffer(buf));
+    const double at = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+    const std::string piece(buf.data(), n);
+    for (std::size_t pos = 0; (pos = piece.find("\"text\":\"", pos)) != std::string::npos; ++pos) {
+      if (piece.compare(pos, 9, "\"text\":\"\"") != 0) token_s.push_back(at);  // an empty text is not a token
+    }
+    text += piece;
+  }
+  ASSERT_EQ(token_s.size(), 5u) << text;
+  EXPECT_GE(token_s[0], kStepWallS * 0.95);  // never before its step's end
+  EXPECT_LT(token_s[0], kStepWallS * 1.5);   // one step, not two
+  for (std::size_t i = 1; i < token_s.size(); ++i) {
+    EXPECT_GT(token_s[i] - token_s[i - 1], kStepWallS * 0.5) << "token " << i << " came with the one before";
+  }
 }
 
 TEST(HttpServer, ManyConcurrentStreamsAllComplete) {
