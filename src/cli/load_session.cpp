@@ -14,6 +14,7 @@
 #include "core/log_histogram.h"
 #include "core/units.h"
 #include "load/compat_view.h"
+#include "load/delivery_check.h"
 #include "load/drift.h"
 #include "load/dataset_readers.h"
 #include "load/length_distribution.h"
@@ -914,6 +915,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   if (summary.output_tokens_from_usage == 0 && summary.completed > 0) {
     diagnostics.push_back({&core::kTokensCounted, "no request carried a usage block"});
   }
+  if (auto together = load::check_chunk_delivery(summary)) diagnostics.push_back(*std::move(together));
   if (s.warmup_requests == 0 && s.warmup_ns == 0) {
     diagnostics.push_back({&core::kNoWarmupDiscarded, "--warmup 0: connection setup is inside the first requests"});
   }

@@ -10,6 +10,7 @@
 #include "cli/output.h"
 #include "core/conditions.h"
 #include "core/diagnostics.h"
+#include "load/delivery_check.h"
 #include "load/load_metrics.h"
 #include "load/record_io.h"
 #include "load/shard.h"
@@ -111,6 +112,7 @@ class MergeCommand final : public Command {
     if (summary.completed > 0 && summary.completed < 100) {
       diagnostics.push_back({&core::kFewSamplesForTail, fmt::format("p99 from {} completed requests", summary.completed)});
     }
+    if (auto together = load::check_chunk_delivery(summary)) diagnostics.push_back(*std::move(together));
 
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
     for (const auto& [key, value] : first.items()) {

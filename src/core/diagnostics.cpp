@@ -10,8 +10,9 @@ std::span<const DiagnosticKind> all_diagnostic_kinds() {
       kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability,   kUnknownCategory,       kCaptureWindows,
       kRecordsDropped,    kBeatsTheRoof,      kDoesNotFit,        kModelAssumption,       kUnlockedClocks,
       kClientLimited,     kClientBusy,        kRequestsFailed,    kPartialRun,            kMissingShards,
-      kTokensCounted,     kSoakDrift,         kConditionsDiffer,  kClockDropped,          kClockThrottled,
-      kClockPowerCapped,  kNvmlUnavailable,   kFigureUnsupported, kBenchNotConverged,     kBlockingKernelTimedOut};
+      kTokensCounted,     kChunksTogether,    kSoakDrift,         kConditionsDiffer,      kClockDropped,
+      kClockThrottled,    kClockPowerCapped,  kNvmlUnavailable,   kFigureUnsupported,     kBenchNotConverged,
+      kBlockingKernelTimedOut};
   return kAll;
 }
 

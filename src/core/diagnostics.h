@@ -106,6 +106,14 @@ inline constexpr DiagnosticKind kTokensCounted{
     "the server reported no usage, so output tokens are counted content chunks (a chunk may carry several "
     "tokens, which makes TPOT too long and throughput too low)",
     "use a server that honours stream_options.include_usage, or check tokens per chunk is 1"};
+// perfhound load / merge: many chunks shared their arrival time with the one before (see load/delivery_check.h).
+inline constexpr DiagnosticKind kChunksTogether{
+    "chunks-together", Severity::kWarning,
+    "many gaps between content chunks are zero: the chunks arrived in one read, written together by the server "
+    "(several tokens' events in one write, a buffering proxy) or read late by a busy client, so the ITL "
+    "percentiles describe delivery, not the engine's token steps",
+    "read TPOT for the decode pace (it does not depend on delivery); check the server's stream interval or a "
+    "proxy's buffering, and the client's dispatch lag"};
 
 inline constexpr DiagnosticKind kSoakDrift{
     "soak-drift", Severity::kSevere,

@@ -124,7 +124,10 @@ void LoadMetricsTracker::add_completed(const RequestRecord& record) {
   add_latencies(record, LatencyStart::kSent, sent_);
 
   const auto& chunks = record.chunk_ns;
-  for (std::size_t i = 1; i < chunks.size(); ++i) itl_.add(core::ns_to_seconds(chunks[i] - chunks[i - 1]));
+  for (std::size_t i = 1; i < chunks.size(); ++i) {
+    itl_.add(core::ns_to_seconds(chunks[i] - chunks[i - 1]));
+    if (chunks[i] == chunks[i - 1]) ++itl_zero_gaps_;
+  }
   ttst_.add(chunks.size() >= 2 ? core::ns_to_seconds(chunks[1] - chunks[0]) : kNaN);
 
   const bool have_first = record.first_token_ns >= 0 && !chunks.empty();
@@ -210,6 +213,7 @@ LoadSummary LoadMetricsTracker::summary() const {
   fill(intended_, s.from_intended);
   fill(sent_, s.from_sent);
   s.itl_s = itl_.summary();
+  s.itl_zero_gaps = itl_zero_gaps_;
   s.ttst_s = ttst_.summary();
   s.tpot_to_last_token_s = tpot_to_last_token_.summary();
   s.decode_tokens_per_s = decode_rate_.summary();
@@ -324,6 +328,7 @@ nlohmann::ordered_json to_json(const LoadSummary& s) {
   }
   j["latency"] = {{"from_intended", start_json(s.from_intended)}, {"from_sent", start_json(s.from_sent)}};
   j["itl"] = to_json(s.itl_s, "_s");
+  j["itl_zero_gaps"] = s.itl_zero_gaps;
   j["ttst"] = to_json(s.ttst_s, "_s");
   j["tpot_to_last_token"] = to_json(s.tpot_to_last_token_s, "_s");
   j["decode_tokens_rate"] = to_json(s.decode_tokens_per_s, "_per_s");

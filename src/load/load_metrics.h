@@ -117,6 +117,7 @@ struct LoadSummary {
   }
 
   SampleSummary itl_s;                 // pooled gaps between consecutive content chunks
+  std::uint64_t itl_zero_gaps = 0;     // of them, gaps of 0: the two chunks arrived in one read
   SampleSummary ttst_s;                // second content chunk - first
   SampleSummary tpot_to_last_token_s;  // (last chunk - first token) / (output tokens - 1)
   SampleSummary decode_tokens_per_s;   // 1 / tpot_to_last_token, per request
@@ -195,6 +196,7 @@ class LoadMetricsTracker {
   std::uint64_t input_from_usage_ = 0;
   std::uint64_t input_from_workload_ = 0;
   std::uint64_t good_ = 0;
+  std::uint64_t itl_zero_gaps_ = 0;
 
   std::vector<std::int64_t> in_flight_ns_;  // per bin: summed in-flight time
   std::int64_t in_flight_total_ns_ = 0;

@@ -62,6 +62,33 @@ TEST(LoadCli, WritesTheResultDocumentAndARecordPerRequest) {
   EXPECT_EQ(warmups, 3);
 }
 
+// chunks-together: 1 us steps are delivered 50 at a time by design (docs/simulator.md), so nearly every gap
+// between a stream's chunks is zero and the run says its ITL describes delivery; 10 ms steps are delivered one
+// at a time, a step apart, and it says nothing (a client would have to stall 10 ms four times in 0.2 s).
+TEST(LoadCli, ChunksDeliveredTogetherAreWarnedOfAndChunksAStepApartAreNot) {
+  const auto together_of = [](const std::string& step) {
+    const CliRun r = run({"load", "--sim-fixed-step-time", step, "--concurrency", "4", "--requests", "12", "--warmup",
+                          "3", "--input-len", "16", "--output-len", "6", "--quiet", "--json"});
+    EXPECT_TRUE(r.code == 0 || r.code == 1) << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    const auto& s = doc["result"]["summary"];
+    EXPECT_EQ(s["itl"]["count"], 12 * 5);
+    nlohmann::json found;
+    for (const auto& d : doc["diagnostics"]) {
+      if (d["id"] == "chunks-together") found = d;
+    }
+    return std::pair{s["itl_zero_gaps"].get<int>(), found};
+  };
+  const auto [tiny_zero, tiny] = together_of("1us");
+  EXPECT_GT(tiny_zero, 12 * 5 / 2);
+  ASSERT_FALSE(tiny.is_null());
+  EXPECT_EQ(tiny["severity"], "warning");
+  EXPECT_THAT(tiny["message"].get<std::string>(), HasSubstr(" of 60 gaps between content chunks are zero"));
+  const auto [paced_zero, paced] = together_of("10ms");
+  EXPECT_LE(paced_zero, 3);
+  EXPECT_TRUE(paced.is_null()) << paced.dump();
+}
+
 // Overload: an open-loop rate no client process can send (200,000 req/s). The run is INVALID and says
 // client-limited (exit 1), and its latencies still count from the intended send times, so the client's own lag
 // is inside them (from_intended >= from_sent + the schedule lag, record by record) instead of hidden.
