@@ -68,7 +68,7 @@ class MergeCommand final : public Command {
     // completion order, which varies run to run, so the error names the lowest repeated index, not the first met.
     std::vector<std::pair<load::RequestRecord, std::size_t>> owned;
     for (std::size_t i = 0; i < files.size(); ++i) {
-      for (load::RequestRecord& r : files[i].records) owned.emplace_back(r, i);
+      for (load::RequestRecord& r : files[i].records) owned.emplace_back(std::move(r), i);
     }
     std::stable_sort(owned.begin(), owned.end(), [](const auto& a, const auto& b) { return a.first.index < b.first.index; });
     const auto repeat = std::adjacent_find(owned.begin(), owned.end(),

@@ -1,7 +1,7 @@
 // Whether the chunk times can stand for the engine's token steps. A chunk's time is when its bytes arrived (the
 // kernel's receive stamp of the read that returned it), so chunks written together, or read together by a
-// late client, share one time and their gap is 0. A few such gaps are normal (two streams' events in one
-// segment); many mean the ITL percentiles describe how tokens were delivered, not how fast they were made,
+// late client, share one time and their gap is 0. A few such gaps are normal (a read now and then a little
+// late); many mean the ITL percentiles describe how tokens were delivered, not how fast they were made,
 // which is how a server that sent tokens in pairs went unnoticed (bench/RESULTS.md, 2026-12-07). Pure.
 #pragma once
 

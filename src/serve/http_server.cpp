@@ -126,30 +126,39 @@ struct HttpServer::Impl {
       // Steps ending within kDeliveryWindow of the first one's end are run back to back and delivered
       // together at the last one's end: with tiny steps (or a high --time-scale) each stream then writes
       // many tokens per write instead of one write per token. No token is ever delivered before its step's
-      // end. A step is taken (and its requests admitted) when it starts, so another one joins the batch only
-      // if it is expected to end inside the window, judged by the last one's length: checking after taking
-      // it put every second step of milliseconds into the batch, delivering tokens in pairs a step late and
-      // keeping a request that arrived meanwhile out of both steps.
+      // end, nor more than kDeliveryWindow after it. Taking a step admits the requests waiting then, so a step
+      // is taken ahead of its start only when it is expected to end inside the window, judged by the last
+      // one's length. (Checking after taking it put every second step of milliseconds into the batch:
+      // tokens came in pairs a step late, and a request arriving meanwhile missed both steps.)
       batch.clear();
       Clock::time_point first_end;
-      Clock::time_point last_end;
       while (batch.size() < kMaxStepsPerDelivery && engine->has_work()) {
         step_start = std::max(step_start, sim_now());
         EngineStep step = engine->step(step_start);
         const double step_end = step_start + step.duration_s;
         const Clock::time_point end = wall_at(step_end);
         const Clock::duration length = end - wall_at(step_start);
-        last_end = end;
-        if (batch.empty()) first_end = last_end;
+        if (batch.empty()) first_end = end;
         batch.emplace_back(std::move(step), step_end);
         step_start = step_end;
-        if (last_end + length - first_end > kDeliveryWindow) break;
+        if (end + length - first_end >= kDeliveryWindow) break;
       }
-      step_timer.expires_at(last_end);
-      boost::system::error_code ec;
-      co_await step_timer.async_wait(net::redirect_error(use_awaitable, ec));
-      for (const auto& [step, end] : batch) deliver(step, end);
+      // A step longer than the last one (a prefill after decodes) may end past the window: the steps before
+      // it go at their own end, it at its own.
+      const bool last_overran = batch.size() > 1 && wall_at(batch.back().second) - first_end > kDeliveryWindow;
+      std::size_t delivered = 0;
+      for (const std::size_t until : {last_overran ? batch.size() - 1 : batch.size(), batch.size()}) {
+        if (delivered == until) continue;
+        co_await sleep_until(wall_at(batch[until - 1].second));
+        for (; delivered < until; ++delivered) deliver(batch[delivered].first, batch[delivered].second);
+      }
     }
+  }
+
+  awaitable<void> sleep_until(Clock::time_point t) {
+    step_timer.expires_at(t);
+    boost::system::error_code ec;
+    co_await step_timer.async_wait(net::redirect_error(use_awaitable, ec));
   }
 
   void deliver(const EngineStep& step, double step_end) {

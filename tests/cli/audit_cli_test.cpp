@@ -156,7 +156,7 @@ nlohmann::json live_check(const nlohmann::json& doc, const std::string& id) {
 // exactly and generates exactly max_tokens: every check passes. One request at a time: at concurrency 4 a request
 // sent as another ends joins the next step or the one after, by a race with the engine's thread, so a seed's TTFT
 // p50 could double on a busy host and fail seed stability (a clone's test run beside a compiler saw it at 5 ms
-// steps); alone, each request finds the engine idle and its TTFT is the same two steps every time.
+// steps); alone, each request finds the engine idle and its TTFT is the same one step every time.
 TEST(AuditCli, LiveChecksOfAnHonestServerPass) {
   const CliRun r = run({"audit", "--live", "--sim-fixed-step-time", "20ms", "--requests", "16", "--output-len", "8",
                         "--cache-input-len", "256", "--input-len", "64", "--concurrency", "1", "--json"});

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "cli/cli_runner.h"
 #include "cli/records_testing.h"
@@ -185,6 +186,54 @@ TEST_F(MergeCli, ARepeatedScheduleNamesItsLowestRepeatedIndexWhateverTheRecordOr
   EXPECT_EQ(m.code, 2) << m.err;
   EXPECT_THAT(m.err, HasSubstr("reversed.jsonl': request index 0 is also in"));
   EXPECT_THAT(m.err, HasSubstr("s0.jsonl': the files repeat one schedule"));
+}
+
+// The merged records decide chunks-together, as one client's would. The shards as sent (500 us steps, each
+// delivered alone) have few zero gaps, only where the client read late; the same shards with every second chunk
+// moved onto the one before it (what a server sending tokens in pairs gives) have about half their gaps zero
+// and are warned of. The zero gaps are counted here from the files' measured, completed records.
+TEST_F(MergeCli, ChunksThatArrivedTogetherInTheShardsAreCountedAndWarnedOf) {
+  ASSERT_NE(load("s0.jsonl", {"--shard", "0/2"}).code, 2);
+  ASSERT_NE(load("s1.jsonl", {"--shard", "1/2"}).code, 2);
+  const auto merged = [&](const std::string& a, const std::string& b) {
+    const CliRun m = run({"merge", path(a), path(b), "--json"});
+    EXPECT_NE(m.code, 2) << m.err;
+    const auto doc = nlohmann::json::parse(m.out);
+    bool warned = false;
+    for (const auto& d : doc["diagnostics"]) warned = warned || d["id"] == "chunks-together";
+    return std::tuple{doc["result"]["summary"]["itl_zero_gaps"].get<int>(),
+                      doc["result"]["summary"]["itl"]["count"].get<int>(), warned};
+  };
+  int gaps = 0, zero_as_sent = 0, zero_paired = 0;
+  for (const std::string shard : {"s0", "s1"}) {
+    std::ifstream in(dir_ / (shard + ".jsonl"));
+    std::ofstream out(dir_ / (shard + "_paired.jsonl"));
+    std::string line;
+    std::getline(in, line);
+    out << line << '\n';  // the header
+    while (std::getline(in, line)) {
+      auto rec = nlohmann::json::parse(line);
+      auto& chunks = rec["chunk_ns"];
+      const bool measured = !rec["warmup"].get<bool>() && rec["error"] == "none";
+      for (std::size_t i = 1; measured && i < chunks.size(); ++i) {
+        ++gaps;
+        zero_as_sent += chunks[i] == chunks[i - 1];
+      }
+      for (std::size_t i = 1; i < chunks.size(); i += 2) chunks[i] = chunks[i - 1];
+      for (std::size_t i = 1; measured && i < chunks.size(); ++i) zero_paired += chunks[i] == chunks[i - 1];
+      out << rec.dump() << '\n';
+    }
+  }
+  ASSERT_GT(gaps, 40);
+  const auto [as_sent, gaps_as_sent, warned_as_sent] = merged("s0.jsonl", "s1.jsonl");
+  EXPECT_EQ(gaps_as_sent, gaps);
+  EXPECT_EQ(as_sent, zero_as_sent);
+  EXPECT_EQ(warned_as_sent, zero_as_sent * 20 > gaps);  // over 5%
+  const auto [paired, gaps_paired, warned_paired] = merged("s0_paired.jsonl", "s1_paired.jsonl");
+  EXPECT_EQ(gaps_paired, gaps);
+  EXPECT_EQ(paired, zero_paired);
+  EXPECT_GT(zero_paired * 3, gaps);  // every second gap of 3 to 7 chunks: at least a third
+  EXPECT_TRUE(warned_paired);
 }
 
 TEST_F(MergeCli, BadShardAndStartAtFlagsAreOneLineErrors) {

@@ -223,23 +223,19 @@ TEST(HttpServer, OversizedBodyIs413) {
   EXPECT_EQ(again.send(http::verb::get, "/health").result_int(), 200);
 }
 
-// Steps of milliseconds are delivered one at a time, each at its own end: a lone request's first token comes one
-// step after it is sent and the rest a step apart. (The delivery batching once took a second step before
-// checking the window, so tokens came in pairs every two steps and TTFT was two steps.) 20 ms steps at time
-// scale 0.1 are 200 ms of wall time: a delivery would have to be 100 ms late to fail this.
-TEST(HttpServer, StepsLongerThanTheDeliveryWindowAreDeliveredOneAtATime) {
-  constexpr double kStepWallS = 0.2;
-  RunningServer server({}, 0.02, 0.1);
+// When each token of one streamed completion (max_tokens) arrived, in seconds after the request was written: a
+// raw socket, so the times are of the reads that returned each token's event.
+std::vector<double> token_arrivals(std::uint16_t port, int max_tokens) {
   net::io_context ioc;
   tcp::socket socket(ioc);
-  socket.connect({net::ip::make_address("127.0.0.1"), server.port()});
-  const std::string body =
-      R"({"model": "test-model", "prompt": "hello", "max_tokens": 5, "stream": true})";
+  socket.connect({net::ip::make_address("127.0.0.1"), port});
+  const std::string body = R"({"model": "test-model", "prompt": "hello", "stream": true, "max_tokens": )" +
+                           std::to_string(max_tokens) + "}";
   const std::string request = "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                               "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   const auto sent = std::chrono::steady_clock::now();
   net::write(socket, net::buffer(request));
-  std::vector<double> token_s;  // when each token's event arrived, seconds after the send
+  std::vector<double> token_s;
   std::string text;
   while (text.find("[DONE]") == std::string::npos) {
     std::array<char, 4096> buf;
@@ -251,12 +247,64 @@ TEST(HttpServer, StepsLongerThanTheDeliveryWindowAreDeliveredOneAtATime) {
     }
     text += piece;
   }
-  ASSERT_EQ(token_s.size(), 5u) << text;
+  return token_s;
+}
+
+// Steps of milliseconds are delivered one at a time, each at its own end: a lone request's first token comes one
+// step after it is sent and the rest a step apart. (The delivery batching once took a second step before
+// checking the window, so tokens came in pairs every two steps and TTFT was two steps.) 20 ms steps at time
+// scale 0.1 are 200 ms of wall time: a delivery would have to be 100 ms late to fail this.
+TEST(HttpServer, StepsLongerThanTheDeliveryWindowAreDeliveredOneAtATime) {
+  constexpr double kStepWallS = 0.2;
+  RunningServer server({}, 0.02, 0.1);
+  const std::vector<double> token_s = token_arrivals(server.port(), 5);
+  ASSERT_EQ(token_s.size(), 5u);
   EXPECT_GE(token_s[0], kStepWallS * 0.95);  // never before its step's end
   EXPECT_LT(token_s[0], kStepWallS * 1.5);   // one step, not two
   for (std::size_t i = 1; i < token_s.size(); ++i) {
     EXPECT_GT(token_s[i] - token_s[i - 1], kStepWallS * 0.5) << "token " << i << " came with the one before";
   }
+}
+
+// An engine whose steps take the listed times, one token a step for its one request.
+class ScriptedEngine final : public TokenEngine {
+ public:
+  explicit ScriptedEngine(std::vector<double> steps_s) : steps_s_(std::move(steps_s)) {}
+  core::Result<std::uint64_t> submit(std::int64_t, std::int64_t, double) override {
+    active_ = true;
+    return std::uint64_t{1};
+  }
+  bool has_work() const override { return active_ && next_ < steps_s_.size(); }
+  EngineStep step(double) override {
+    EngineStep s;
+    s.duration_s = steps_s_[next_++];
+    s.events.push_back({1, 1, next_ == steps_s_.size()});
+    return s;
+  }
+  EngineGauges gauges() const override { return {}; }
+
+ private:
+  std::vector<double> steps_s_;
+  std::size_t next_ = 0;
+  bool active_ = false;
+};
+
+// Two 10 us steps, then a 300 ms one (a prefill after decodes): the two short steps fit the 50 us window and
+// are taken together, the long one is taken with them (it was expected to be as short) but ends far past the
+// window. The short steps' tokens go at their own end, not held for the long step's; its token at its end.
+TEST(HttpServer, AStepEndingPastTheWindowDoesNotHoldTheTokensBeforeIt) {
+  ServerConfig config;
+  config.port = 0;
+  config.model_name = "test-model";
+  auto server = HttpServer::create(config, std::make_unique<ScriptedEngine>(std::vector<double>{10e-6, 10e-6, 0.3}));
+  ASSERT_TRUE(server.ok());
+  std::thread thread([&] { server.value()->run(); });
+  const std::vector<double> token_s = token_arrivals(server.value()->port(), 3);
+  server.value()->stop();
+  thread.join();
+  ASSERT_EQ(token_s.size(), 3u);
+  EXPECT_LT(token_s[1], 0.15) << "the short steps' tokens waited for the long step";
+  EXPECT_GE(token_s[2], 0.3 * 0.95);
 }
 
 TEST(HttpServer, ManyConcurrentStreamsAllComplete) {
