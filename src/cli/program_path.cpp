@@ -42,8 +42,9 @@ bool is_regular(const std::string& path) {
 }  // namespace
 
 std::optional<std::string> find_on_path(std::initializer_list<std::string_view> names) {
+  const std::vector<std::string> folders = path_folders();
   for (const std::string_view name : names) {
-    for (const std::string& folder : path_folders()) {
+    for (const std::string& folder : folders) {
       const std::string candidate = (std::filesystem::path(folder) / name).string();
       if (is_regular(candidate) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
     }
@@ -54,13 +55,16 @@ std::optional<std::string> find_on_path(std::initializer_list<std::string_view> 
 std::string why_program_cannot_run(const std::string& program) {
   if (program.empty()) return "an empty program name";
   if (program.find('/') == std::string::npos) {
-    if (find_on_path({program})) return "";
-    // execvp reports a file it found but may not run as "Permission denied", not as missing.
+    // One pass, as execvp searches: any executable file on PATH runs; else the first file found but not
+    // executable is named (execvp reports it as "Permission denied", not as missing).
+    std::string not_executable;
     for (const std::string& folder : path_folders()) {
       const std::string candidate = (std::filesystem::path(folder) / program).string();
-      if (is_regular(candidate)) return "'" + candidate + "' is on PATH but not executable";
+      if (!is_regular(candidate)) continue;
+      if (::access(candidate.c_str(), X_OK) == 0) return "";
+      if (not_executable.empty()) not_executable = candidate;
     }
-    return "not found on PATH";
+    return not_executable.empty() ? "not found on PATH" : "'" + not_executable + "' is on PATH but not executable";
   }
   struct stat st {};
   if (::stat(program.c_str(), &st) != 0) return "no such file";

@@ -145,13 +145,14 @@ struct HttpServer::Impl {
       }
       // A step longer than the last one (a prefill after decodes) may end past the window: the steps before
       // it go at their own end, it at its own.
-      const bool last_overran = batch.size() > 1 && wall_at(batch.back().second) - first_end > kDeliveryWindow;
+      const Clock::time_point last_end = wall_at(batch.back().second);
       std::size_t delivered = 0;
-      for (const std::size_t until : {last_overran ? batch.size() - 1 : batch.size(), batch.size()}) {
-        if (delivered == until) continue;
-        co_await sleep_until(wall_at(batch[until - 1].second));
-        for (; delivered < until; ++delivered) deliver(batch[delivered].first, batch[delivered].second);
+      if (batch.size() > 1 && last_end - first_end > kDeliveryWindow) {
+        co_await sleep_until(wall_at(batch[batch.size() - 2].second));
+        for (; delivered + 1 < batch.size(); ++delivered) deliver(batch[delivered].first, batch[delivered].second);
       }
+      co_await sleep_until(last_end);
+      for (; delivered < batch.size(); ++delivered) deliver(batch[delivered].first, batch[delivered].second);
     }
   }
 

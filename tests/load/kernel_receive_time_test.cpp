@@ -13,6 +13,7 @@
 #include <chrono>
 #include <thread>
 
+#include "load/receive_stamping_testing.h"
 #include "load/stamped_tcp_stream.h"
 
 namespace perfhound::load {
@@ -49,22 +50,6 @@ struct TcpPair {
 
 constexpr std::int64_t kUnreadNs = 30'000'000;  // how long the bytes wait in the kernel before the read
 
-// Linux turns receive stamping on for the host a moment after a first socket asks (a static key switched from a
-// work queue), so a segment sent at once may come unstamped. Bytes go through until one comes stamped (a loaded
-// host can take longer than any fixed pause), for up to a second.
-void settle_stamping(int reader, int writer) {
-  for (int attempt = 0; attempt < 200; ++attempt) {
-    ASSERT_EQ(write(writer, "w", 1), 1);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    char c = 0;
-    iovec iov{&c, 1};
-    const StampedReceive r = receive_stamped(reader, &iov, 1);
-    ASSERT_EQ(r.bytes, 1);
-    if (r.arrival_realtime_ns >= 0) return;
-  }
-  FAIL() << "no read came stamped within a second of asking for SO_TIMESTAMPNS";
-}
-
 TEST(KernelReceiveTime, ArrivalIsTheReadTimeLessTheBytesAgeByHand) {
   StampedReceive r;
   r.bytes = 10;
@@ -79,9 +64,10 @@ TEST(KernelReceiveTime, ArrivalIsTheReadTimeLessTheBytesAgeByHand) {
 }
 
 TEST(KernelReceiveTime, AStampedReadCarriesTheWriteTimeNotTheReadTime) {
+  const testing::StampingOn stamping;  // held for the test: a segment sent at once may otherwise come unstamped
   TcpPair pair;
   ASSERT_TRUE(enable_receive_timestamps(pair.client));
-  settle_stamping(pair.client, pair.server);
+  ASSERT_TRUE(stamping.on()) << "no datagram came back stamped within a second of asking for SO_TIMESTAMPNS";
   const std::int64_t before_write = steady_now_ns();
   ASSERT_EQ(write(pair.server, "chunk", 5), 5);
   const std::int64_t after_write = steady_now_ns();
@@ -120,13 +106,14 @@ namespace net = boost::asio;
 // The Asio adaptor: an async read waits for the bytes, reports the kernel's arrival, and counts the backlog;
 // a read with nothing coming ends at the request deadline with beast's timeout error.
 TEST(StampedTcpStream, AsyncReadReportsTheArrivalAndTheDeadlineEndsAStalledRead) {
+  const testing::StampingOn stamping;  // held for the test: a segment sent at once may otherwise come unstamped
   net::io_context ioc;
   TcpPair pair;
   boost::beast::tcp_stream stream(ioc);
   stream.socket().assign(net::ip::tcp::v4(), pair.client);
   pair.client = -1;  // the stream owns it now
   ASSERT_TRUE(enable_receive_timestamps(stream.socket().native_handle()));
-  settle_stamping(stream.socket().native_handle(), pair.server);
+  ASSERT_TRUE(stamping.on()) << "no datagram came back stamped within a second of asking for SO_TIMESTAMPNS";
   RequestDeadline deadline(ioc.get_executor());
   ReceiveStampStats stats;
   StampedTcpStream stamped(stream, deadline, stats);

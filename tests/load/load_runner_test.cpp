@@ -14,8 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -23,7 +21,7 @@
 #include <set>
 #include <thread>
 
-#include "load/kernel_receive_time.h"
+#include "load/receive_stamping_testing.h"
 #include "load/length_distribution.h"
 #include "load/request_latencies.h"
 #include "load/workload.h"
@@ -130,44 +128,8 @@ void expect_each_index_once(const std::vector<RequestRecord>& records, std::size
   EXPECT_EQ(*seen.rbegin(), n - 1);
 }
 
-// Holds the host's receive stamping on while it lives. Linux turns stamping on for the whole host a moment after
-// the first socket asks (a deferred static key) and off when the last such socket closes, so a run's first
-// segments may come unstamped. A loopback UDP socket that asks sends itself a byte until one comes back stamped
-// (up to a second: a busy host can delay the switch past any fixed pause).
-class StampingOn {
- public:
-  StampingOn() : fd_(socket(AF_INET, SOCK_DGRAM, 0)) {
-    sockaddr_in self{};
-    self.sin_family = AF_INET;
-    self.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(self);
-    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&self), sizeof(self)) != 0 ||
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&self), &length) != 0 || !enable_receive_timestamps(fd_)) {
-      return;
-    }
-    for (int attempt = 0; attempt < 200 && !on_; ++attempt) {
-      if (sendto(fd_, "s", 1, 0, reinterpret_cast<sockaddr*>(&self), sizeof(self)) != 1) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      char c = 0;
-      iovec iov{&c, 1};
-      const StampedReceive r = receive_stamped(fd_, &iov, 1);
-      on_ = r.bytes == 1 && r.arrival_realtime_ns >= 0;
-    }
-  }
-  ~StampingOn() {
-    if (fd_ >= 0) close(fd_);
-  }
-  StampingOn(const StampingOn&) = delete;
-  StampingOn& operator=(const StampingOn&) = delete;
-  bool on() const { return on_; }
-
- private:
-  int fd_;
-  bool on_ = false;
-};
-
 TEST(LoadRunner, ClosedLoopCompletesEveryRequestWithItsTokensOverKeptAliveConnections) {
-  const StampingOn stamping;
+  const testing::StampingOn stamping;
   ASSERT_TRUE(stamping.on()) << "no datagram came back stamped within a second of asking for SO_TIMESTAMPNS";
   RunningServer server;
   ClientOptions client = client_for(server.url());
