@@ -407,16 +407,26 @@ class KinetoReader {
       for (auto field : obj) {
         od::raw_json_string k;
         if (auto e = field.key().get(k)) return fail(e);
-        if (k == "rank") {
+        if (k == "rank" || k == "world_size") {
+          // A folder of traces is compared rank by rank: a rank cut to 32 bits, or ignored, could make two
+          // files one rank or hide a clash between them.
+          const bool is_rank = k == "rank";
           std::int64_t v = 0;
-          if (!field.value().get_int64().get(v)) timeline_.info.rank = static_cast<int>(v);
-        } else if (k == "world_size") {
-          std::int64_t v = 0;
-          if (!field.value().get_int64().get(v)) timeline_.info.world_size = static_cast<int>(v);
+          if (read_int(field.value(), v) || v < (is_rank ? 0 : 1) || v > std::numeric_limits<int>::max()) {
+            return error_at(at, fmt::format("'distributedInfo.{}' is not {}: {}", is_rank ? "rank" : "world_size",
+                                            is_rank ? "a rank (an integer from 0)" : "a world size (an integer from 1)",
+                                            token_of(field.value())));
+          }
+          (is_rank ? timeline_.info.rank : timeline_.info.world_size) = static_cast<int>(v);
         } else if (k == "backend") {
           std::string_view s;
           if (!field.value().get_string().get(s)) timeline_.info.distributed_backend = std::string(s);
         }
+      }
+      const auto& info = timeline_.info;
+      if (info.rank && info.world_size && *info.rank >= *info.world_size) {
+        return error_at(at, fmt::format("'distributedInfo': rank {} is not below world_size {}", *info.rank,
+                                        *info.world_size));
       }
       return {};
     }
@@ -518,9 +528,12 @@ class KinetoReader {
       od::object event;
       if (auto e = element.get_object().get(event)) {
         if (e == simdjson::INCORRECT_TYPE) {
-          ++timeline_.stats.events_read;  // a non-object element: not an event, counted and skipped
-          ++timeline_.stats.events_ignored;
-          continue;
+          // Not an event: a writer that put it there wrote something else than a trace, and guessing would hide it.
+          const char* where = nullptr;
+          const std::size_t index = !doc.current_location().get(where) && where >= buffer_.data() && where < buffer_.data() + end
+                                        ? static_cast<std::size_t>(where - buffer_.data()) : begin;
+          return error_at(index, fmt::format("traceEvents element {} is not an event object: {}",
+                                             timeline_.stats.events_read + 1, token_of(element.value())));
         }
         return fail(e);
       }
@@ -538,21 +551,39 @@ class KinetoReader {
     bool pid_numeric = false, tid_numeric = false;
     std::int64_t correlation = -1, external_id = -1, device = -1, stream = -1;
     std::uint64_t bytes = 0;
+    // The first field of a wrong type or value, said only if the event turns out to be one perfhound uses: a
+    // kernel whose id or byte count is dropped would change the figures without a word, while other writers'
+    // events (a counter, a marker) may carry args of any shape.
+    std::string problem;
 
-    // GPU rows use pid = device and tid = stream; args repeat them and win when present.
-    std::int32_t gpu_device() const {
-      return static_cast<std::int32_t>(device >= 0 ? device : pid_numeric ? pid : 0);
+    void note(std::string what) {
+      if (problem.empty()) problem = std::move(what);
     }
+    // GPU rows use pid = device and tid = stream; args repeat them and win when present.
+    std::int64_t gpu_device() const { return device >= 0 ? device : pid_numeric ? pid : 0; }
     std::int64_t gpu_stream() const { return stream >= 0 ? stream : tid_numeric ? tid : 0; }
   };
 
+  // A value as the input spells it, for an error message: scalars as written (cut at 40 characters), containers
+  // by kind.
+  static std::string token_of(od::value value) {
+    std::string_view t = value.raw_json_token();
+    while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
+    if (t.starts_with('{')) return "an object";
+    if (t.starts_with('[')) return "an array";
+    if (t.size() > 40) return fmt::format("{}...", t.substr(0, 40));
+    return std::string(t);
+  }
+
   static simdjson::error_code read_int(od::value value, std::int64_t& out) {
     if (value.get_int64().get(out) == simdjson::SUCCESS) return simdjson::SUCCESS;
-    // Ids are integers, but some writers emit 7.0; accept a double holding an integer. One outside int64's
-    // range (the fuzzer's 1e114) has no integer to be, and converting it would be undefined behaviour.
+    // Ids are integers, but some writers emit 7.0; accept a double holding an integer, and nothing else: 1.7
+    // is no id, and one outside int64's range (the fuzzer's 1e114) has no integer to be (converting it would
+    // be undefined behaviour).
     double d = 0;
     if (auto e = value.get_double().get(d)) return e;
     if (!(d > -9.2233720368547758e18 && d < 9.2233720368547758e18)) return simdjson::NUMBER_OUT_OF_RANGE;
+    if (d != std::trunc(d)) return simdjson::INCORRECT_TYPE;
     out = static_cast<std::int64_t>(d);
     return simdjson::SUCCESS;
   }
@@ -573,7 +604,7 @@ class KinetoReader {
       } else if (key == "cat") {
         if (auto e = value.get_string().get(ev.cat)) return bad("'cat' is not a string", e);
       } else if (key == "name") {
-        if (value.get_string().get(ev.name)) ev.name = {};  // non-string names: kept empty
+        if (value.get_string().get(ev.name)) ev.note(fmt::format("'name' is not a string: {}", token_of(value)));
       } else if (key == "ts" || key == "dur") {
         const std::string_view token = value.raw_json_token();
         const auto ns = parse_us_as_ns(token);
@@ -586,26 +617,40 @@ class KinetoReader {
         if (auto e = value.type().get(type)) return bad("bad pid/tid", e);
         if (type == od::json_type::number) {
           std::int64_t v = 0;
-          if (auto e = read_int(value, v)) return bad("bad pid/tid", e);
-          (is_pid ? ev.pid : ev.tid) = v;
-          (is_pid ? ev.pid_numeric : ev.tid_numeric) = true;
+          if (read_int(value, v)) {
+            ev.note(fmt::format("'{}' is not an integer: {}", is_pid ? "pid" : "tid", token_of(value)));
+          } else {
+            (is_pid ? ev.pid : ev.tid) = v;
+            (is_pid ? ev.pid_numeric : ev.tid_numeric) = true;
+          }
         }
       } else if (key == "args") {
         od::object args;
-        if (value.get_object().get(args)) continue;  // args that are not an object carry nothing we use
+        if (value.get_object().get(args)) {
+          ev.note(fmt::format("'args' is not an object: {}", token_of(value)));
+          continue;
+        }
         for (auto arg : args) {
           od::raw_json_string arg_key;
           if (auto e = arg.key().get(arg_key)) return bad("bad args key", e);
           std::int64_t* target = nullptr;
-          if (arg_key == "correlation") target = &ev.correlation;
-          else if (arg_key == "External id") target = &ev.external_id;
-          else if (arg_key == "device") target = &ev.device;
-          else if (arg_key == "stream") target = &ev.stream;
-          if (target != nullptr) {
-            if (read_int(arg.value(), *target)) *target = -1;
-          } else if (arg_key == "bytes") {
-            std::int64_t b = 0;
-            if (!read_int(arg.value(), b) && b > 0) ev.bytes = static_cast<std::uint64_t>(b);
+          std::string_view name;
+          if (arg_key == "correlation") target = &ev.correlation, name = "correlation";
+          else if (arg_key == "External id") target = &ev.external_id, name = "External id";
+          else if (arg_key == "device") target = &ev.device, name = "device";
+          else if (arg_key == "stream") target = &ev.stream, name = "stream";
+          else if (arg_key == "bytes") name = "bytes";
+          if (name.empty()) continue;
+          std::int64_t v = 0;
+          if (read_int(arg.value(), v)) {
+            ev.note(fmt::format("'args.{}' is not an integer: {}", name, token_of(arg.value())));
+          } else if (name == "device" && (v < 0 || v > std::numeric_limits<std::int32_t>::max())) {
+            ev.note(fmt::format("'args.device' {} is not a device index", v));
+          } else if (name == "bytes") {
+            if (v < 0) ev.note(fmt::format("'args.bytes' is negative: {}", v));
+            else ev.bytes = static_cast<std::uint64_t>(v);
+          } else if (target != nullptr) {
+            *target = v;
           }
         }
       }
@@ -636,13 +681,20 @@ class KinetoReader {
       ++timeline_.stats.unknown_categories[std::string(ev.cat.empty() ? "(none)" : ev.cat)];
       return std::nullopt;
     }
-    if (!ev.ts_ns || !ev.dur_ns) {
-      return error_at(at, fmt::format("event {} ('{}', cat '{}') has no {}", timeline_.stats.events_read, ev.name,
-                                      ev.cat, ev.ts_ns ? "'dur'" : "'ts'"));
-    }
+    // Kernel names run to hundreds of characters (templates); the byte offset finds the event, the name's start
+    // recognises it.
+    const std::string which = fmt::format("event {} ('{}', cat '{}')", timeline_.stats.events_read,
+                                          ev.name.size() > 60 ? fmt::format("{}...", ev.name.substr(0, 57)) : ev.name, ev.cat);
+    if (!ev.problem.empty()) return error_at(at, fmt::format("{}: {}", which, ev.problem));
+    if (!ev.ts_ns || !ev.dur_ns) return error_at(at, fmt::format("{} has no {}", which, ev.ts_ns ? "'dur'" : "'ts'"));
     if (*ev.dur_ns < 0) {
-      return error_at(at, fmt::format("event {} ('{}', cat '{}') has a negative duration of {} ns",
-                                      timeline_.stats.events_read, ev.name, ev.cat, *ev.dur_ns));
+      return error_at(at, fmt::format("{} has a negative duration of {} ns", which, *ev.dur_ns));
+    }
+    const bool on_gpu = category == Category::kKernel || category == Category::kMemcpy ||
+                        category == Category::kMemset || category == Category::kGpuUserAnnotation;
+    if (on_gpu && ev.device < 0 && (ev.gpu_device() < 0 || ev.gpu_device() > std::numeric_limits<std::int32_t>::max())) {
+      return error_at(at, fmt::format("{}: 'pid' {} is not a device index, and no 'args.device' says which GPU it ran on",
+                                      which, ev.gpu_device()));
     }
     const StringId name = timeline_.strings.intern(ev.name);
     switch (category) {
@@ -652,7 +704,7 @@ class KinetoReader {
         GpuActivity a;
         a.start_ns = *ev.ts_ns;
         a.dur_ns = *ev.dur_ns;
-        a.device = ev.gpu_device();
+        a.device = static_cast<std::int32_t>(ev.gpu_device());
         a.stream = ev.gpu_stream();
         a.kind = category == Category::kKernel ? GpuKind::kKernel
                  : category == Category::kMemcpy ? GpuKind::kMemcpy
@@ -674,7 +726,7 @@ class KinetoReader {
         GpuAnnotation a;
         a.start_ns = *ev.ts_ns;
         a.dur_ns = *ev.dur_ns;
-        a.device = ev.gpu_device();
+        a.device = static_cast<std::int32_t>(ev.gpu_device());
         a.stream = ev.gpu_stream();
         a.name = name;
         timeline_.gpu_annotations.push_back(a);
