@@ -9,6 +9,7 @@
 #include "audit/audit_rules.h"
 #include "audit/claim_importer.h"
 #include "cli/audit_live.h"
+#include "cli/number_checks.h"
 #include "cli/output.h"
 #include "core/conditions.h"
 #include "core/text_file.h"
@@ -49,7 +50,8 @@ class AuditCommand final : public Command {
     app.add_option("--cache-input-len", live_options_.cache_input_len, "Live: prompt tokens of the repeated-prompt run")
         ->default_val(1024);
     app.add_option("--warmup", live_options_.warmup, "Live: requests discarded before each run")->default_val(2);
-    app.add_option("--seed", target_.seed, "Live: seed of the prompts (the seed check uses it and the next)")->default_val(0);
+    app.add_option("--seed", target_.seed, "Live: seed of the prompts (the seed check uses it and the next)")->default_val(0)
+        ->check(whole_number_in(0));
   }
 
   core::Result<int> run(const Context& context) override {

@@ -483,10 +483,14 @@ core::Result<BenchmarkConditions> diff_benchmark(const Benchmark& bm, const comp
 
 std::string describe_variables(const compare::ConditionsDiff& d) {
   std::string out;
-  if (d.variable.empty()) {
+  if (d.variable.empty() && d.differing.empty()) {
     out = "identical";
-  } else {
+  } else if (d.differing.empty()) {
     out = "the same but the variable: " + compare::describe_differences(d.variable);
+  } else {
+    // Only --force gets here: the table must say so, not read as a clean comparison.
+    out = "DIFFER (compared anyway, --force): " + compare::describe_differences(d.differing);
+    if (!d.variable.empty()) out += "; the variable: " + compare::describe_differences(d.variable);
   }
   if (!d.ignored.empty()) {
     out += "; ignored:";
@@ -542,7 +546,7 @@ class CompareCommand final : public Command {
     app.add_option("--resamples", resamples_, "Bootstrap resamples for the percentile rows of one run a side")
         ->check(whole_number_in(100, 1000000))
         ->default_val(2000);
-    app.add_option("--seed", seed_, "Seed of the bootstrap resampling (written into the result)")->default_val(1);
+    app.add_option("--seed", seed_, "Seed of the bootstrap resampling (written into the result)")->default_val(1)->check(whole_number_in(0));
     add_output_flags(app, output_);
   }
 

@@ -333,7 +333,7 @@ void LoadFlags::add_workload_and_load_to(CLI::App& app) {
   app.add_option("--dataset-format", dataset_format, "sharegpt, jsonl or trace (default: from the file)")
       ->check(CLI::IsMember({"sharegpt", "jsonl", "trace"}));
   app.add_flag("--prompt-token-ids", token_ids, "Send prompts as token ids (completions endpoint; exact input lengths)");
-  app.add_option("--seed", seed, "Seed of every random choice (lengths, prompts, arrivals)")->default_val(0);
+  app.add_option("--seed", seed, "Seed of every random choice (lengths, prompts, arrivals)")->default_val(0)->check(whole_number_in(0));
   app.add_option("--shard", shard, "Send only share K/N of the load (every N-th arrival from K; a closed loop's "
                                    "concurrency and requests divided), for N independent clients merged later with "
                                    "perfhound merge; under mpirun each rank's share is its rank");
@@ -350,7 +350,8 @@ void LoadFlags::add_workload_and_load_to(CLI::App& app) {
   app.add_option("--ramp-start-rate", ramp_start_rate, "Open loop with --ramp-up: the rate (req/s) the ramp starts from")
       ->default_val(0.0);
   app.add_option("--trace-speedup", trace_speedup, "Arrival-trace replay: play the trace this many times faster")->default_val(1.0);
-  app.add_option("--requests", requests, "Measured requests to send (after warm-up; default 100 unless --duration)");
+  app.add_option("--requests", requests, "Measured requests to send (after warm-up; default 100 unless --duration)")
+      ->check(whole_number_in(1));
   app.add_option("--duration", duration, "Send for this long after warm-up, e.g. 60s");
   app.add_option("--warmup", warmup, "Warm-up discarded from the figures: a request count (10) or a time (5s)")->default_val("10");
   // Results

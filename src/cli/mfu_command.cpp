@@ -30,12 +30,9 @@ using core::format_si;
 // be 12 ms or 12 s, and guessing wrong moves MBU by 1000x.
 core::Result<std::optional<double>> parse_time(const std::string& text, std::string_view flag) {
   if (text.empty()) return std::optional<double>();
-  if (!text.empty() && (std::isdigit(static_cast<unsigned char>(text.back())) || text.back() == '.')) {
-    return core::Error{fmt::format("{}: '{}' has no unit (write e.g. {}ms or {}s)", flag, text, text, text)};
-  }
-  auto ns = core::parse_duration_ns(text);
+  auto ns = core::parse_duration_with_unit_ns(text);
   if (!ns.ok()) return core::Error{fmt::format("{}: {}", flag, ns.error().message)};
-  if (*ns <= 0) return core::Error{fmt::format("{}: must be positive, got '{}'", flag, text)};
+  if (*ns <= 0) return core::Error{fmt::format("{}: must be at least 1 ns, got '{}'", flag, text)};
   return std::optional<double>(core::ns_to_seconds(*ns));
 }
 
@@ -78,6 +75,12 @@ class MfuCommand final : public Command {
     // Decode at context 0 is allowed on purpose: it is the weights-only bound (the Databricks MBU example).
     if (phase == model::Phase::kPrefill && workload_.input_len == 0) {
       return core::Error{"--input-len: prefill needs the prompt length (e.g. --input-len 2000)"};
+    }
+    // Tensor parallelism shards the attention heads (vLLM and the simulator refuse the same): 3 GPUs for 32 heads
+    // would give fractions of a weight per GPU, 64 for 32 heads GPUs with no head at all.
+    if (shape.num_attention_heads % workload_.tensor_parallel != 0) {
+      return core::Error{fmt::format("--tp {} does not divide the {} attention heads of '{}'", workload_.tensor_parallel,
+                                     shape.num_attention_heads, shape.name.empty() ? model_ : shape.name)};
     }
     PH_ASSIGN_OR_RETURN(const auto time, measured_time(phase));
 

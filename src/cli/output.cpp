@@ -2,13 +2,23 @@
 
 #include <ostream>
 
+#include "core/output_file.h"
 #include "report/json_document.h"
 
 namespace perfhound::cli {
 
 void add_output_flags(CLI::App& app, OutputOptions& options) {
   app.add_flag("--json", options.json, "Print the result as a versioned JSON document on stdout instead of a table");
-  app.add_option("-o,--output", options.output_path, "Also write the JSON document to this file")->check(a_file_name());
+  // Checked as the flags are read, before anything is measured: a long load or sweep must not end in "cannot
+  // write" with its result lost, and a folder given as -o is said as such.
+  app.add_option("-o,--output", options.output_path, "Also write the JSON document to this file")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            const core::Status s = core::check_output_file("-o", text, "result.json");
+            // CLI11 puts "--output: " in front itself
+            return s.ok() ? std::string() : s.error().message.substr(std::string_view("-o: ").size());
+          },
+          "FILE"));
 }
 
 CLI::Validator a_file_name() {

@@ -84,8 +84,8 @@ class RooflineCommand final : public Command {
     roofline::KernelMeasurement m;
     PH_ASSIGN_OR_RETURN(m.flops, parse_amount(flops_, "--flops"));
     PH_ASSIGN_OR_RETURN(m.bytes, parse_amount(bytes_, "--bytes"));
-    PH_ASSIGN_OR_RETURN(const std::int64_t time_ns, core::parse_duration_ns(time_).with_context("--time"));
-    if (time_ns <= 0) return core::Error{fmt::format("--time must be positive, got '{}'", time_)};
+    PH_ASSIGN_OR_RETURN(const std::int64_t time_ns, core::parse_duration_with_unit_ns(time_).with_context("--time"));
+    if (time_ns <= 0) return core::Error{fmt::format("--time must be at least 1 ns, got '{}'", time_)};
     m.time_s = core::ns_to_seconds(time_ns);
     PH_ASSIGN_OR_RETURN(const roofline::RooflinePoint p, roofline::place_on_roofline(roof, m));
     conditions.set("flops", m.flops);

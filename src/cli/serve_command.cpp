@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/sim_flags.h"
+#include "core/output_file.h"
 #include "core/units.h"
 #include "serve/http_server.h"
 
@@ -34,12 +35,17 @@ class ServeCommand final : public Command {
       PH_ASSIGN_OR_RETURN(const std::int64_t ns, core::parse_duration_ns(duration_).with_context("--duration"));
       duration_s = core::ns_to_seconds(ns);
     }
+    // A script waits for this file: one that can never appear must be an error, not a silent hang.
+    if (!port_file_.empty()) PH_TRY(core::check_output_file("--port-file", port_file_, "serve.port"));
     PH_ASSIGN_OR_RETURN(SimulatedServer sim, sim_.build());
     sim.config.address = address_;
     sim.config.port = static_cast<std::uint16_t>(port_);
     PH_ASSIGN_OR_RETURN(auto server, serve::HttpServer::create(sim.config, std::move(sim.engine)));
     if (!port_file_.empty()) {
-      std::ofstream(port_file_) << server->port() << "\n";
+      std::ofstream out(port_file_);
+      out << server->port() << "\n";
+      out.close();
+      if (!out) return core::Error{fmt::format("--port-file: cannot write '{}'", port_file_)};
     }
     *context.err << fmt::format("perfhound serve: http://{}:{} model '{}': {}{}; time scale {}, seed {}\n", address_,
                                 server->port(), sim.config.model_name, sim.description,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "cli/number_checks.h"
 #include "core/units.h"
 #include "hw/chip_spec.h"
 #include "model/model_shape.h"
@@ -21,7 +22,8 @@ void SimFlags::add_to(CLI::App& app, const std::string& prefix) {
   app.add_option(flag("precision"), precision_, "Weights and math: bf16, fp16, fp8, int8, fp4")->default_val("bf16");
   app.add_option(flag("kv-precision"), kv_precision_, "KV cache precision")->default_val("bf16");
   app.add_option(flag("time-scale"), time_scale_, "Simulated seconds per wall second (e.g. 100 for fast tests)")->default_val(1.0);
-  app.add_option(flag("seed"), seed_, "Seed of every random choice (faults), written at start")->default_val(1);
+  app.add_option(flag("seed"), seed_, "Seed of every random choice (faults), written at start")->default_val(1)
+      ->check(whole_number_in(0));
   app.add_option(flag("max-num-seqs"), max_num_seqs_, "Running sequences at most")->default_val(sim::kDefaultMaxNumSeqs);
   app.add_option(flag("max-num-batched-tokens"), max_batched_, "Tokens per engine step at most (chunked prefill budget)")
       ->default_val(sim::kDefaultMaxNumBatchedTokens);
@@ -79,7 +81,7 @@ core::Result<SimulatedServer> SimFlags::build() const {
   if (idle_ns <= 0) return core::Error{fmt::format("{}: must be positive, got '{}'", flag("keep-alive-timeout"), keep_alive_timeout_)};
   server.config.idle_timeout_ms = std::max<std::int64_t>(1, idle_ns / 1'000'000);
   if (!fixed_step_.empty()) {
-    PH_ASSIGN_OR_RETURN(const std::int64_t ns, core::parse_duration_ns(fixed_step_).with_context(flag("fixed-step-time")));
+    PH_ASSIGN_OR_RETURN(const std::int64_t ns, core::parse_duration_with_unit_ns(fixed_step_).with_context(flag("fixed-step-time")));
     server.engine = std::make_unique<serve::FixedStepEngine>(core::ns_to_seconds(ns));
     server.description = fmt::format("fixed {} steps", core::format_duration_ns(static_cast<double>(ns)));
     server.config.model_name = served_name_.empty() ? "perfhound-fixed-step" : served_name_;
@@ -96,9 +98,24 @@ core::Result<SimulatedServer> SimFlags::build() const {
   ec.gpu_memory_utilization = memory_utilization_;
   ec.compute_efficiency = compute_efficiency_;
   ec.bandwidth_efficiency = bandwidth_efficiency_;
-  PH_ASSIGN_OR_RETURN(ec.step_overhead_ns, core::parse_duration_ns(step_overhead_).with_context(flag("step-overhead")));
+  PH_ASSIGN_OR_RETURN(ec.step_overhead_ns, core::parse_duration_with_unit_ns(step_overhead_).with_context(flag("step-overhead")));
   ec.seed = seed_;
-  PH_ASSIGN_OR_RETURN(sim::Engine sim_engine, sim::Engine::create(ec));
+  auto created = sim::Engine::create(ec);
+  if (!created.ok()) {
+    // The engine names its config's fields; the user wrote flags.
+    std::string message = created.error().message;
+    for (const auto& [field, name] : {std::pair{"tensor_parallel", "tp"}, {"max_num_seqs", "max-num-seqs"},
+                                      {"max_num_batched_tokens", "max-num-batched-tokens"},
+                                      {"gpu_memory_utilization", "gpu-memory-utilization"},
+                                      {"compute_efficiency", "compute-efficiency"},
+                                      {"bandwidth_efficiency", "bandwidth-efficiency"}}) {
+      for (auto at = message.find(field); at != std::string::npos; at = message.find(field, at)) {
+        message.replace(at, std::string_view(field).size(), flag(name));
+      }
+    }
+    return core::Error{message};
+  }
+  sim::Engine sim_engine = std::move(created).value();
   server.description = fmt::format("{} on {} (TP {}, {}), KV cache {} blocks of {} tokens", model_, ec.chip.display_name,
                                    tp_, precision_, sim_engine.kv_capacity().blocks, ec.block_size_tokens);
   // The roofs the step times come from, and whether they are a probe's measured ceilings (perfhound probe

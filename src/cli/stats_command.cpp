@@ -59,7 +59,7 @@ class StatsCommand final : public Command {
     app.add_option("--resamples", resamples_, "Bootstrap resamples per interval")
         ->check(whole_number_in(100, 1000000))
         ->default_val(2000);
-    app.add_option("--seed", seed_, "Seed of the bootstrap resampling (written into the result)")->default_val(1);
+    app.add_option("--seed", seed_, "Seed of the bootstrap resampling (written into the result)")->default_val(1)->check(whole_number_in(0));
     add_output_flags(app, output_);
   }
 

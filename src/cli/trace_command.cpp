@@ -111,7 +111,9 @@ class TraceCommand final : public Command {
         ->default_val(5);
     app.add_option("--range", range_,
                    "Analyze only the span of the user annotation / NVTX range of this exact name (e.g. 'loop', "
-                   "'ProfilerStep#3'): the steady state without the start-up around it");
+                   "'ProfilerStep#3'): the steady state without the start-up around it")
+        ->check(CLI::Validator([](std::string& text) { return text.empty() ? std::string("give a range name, not ''") : std::string(); },
+                               "NAME"));
     app.add_option("--range-index", range_index_, "With --range: which range of that name, 1-based (default 1)")
         ->check(whole_number_in(1, 1000000000))
         ->default_val(1);
@@ -199,6 +201,7 @@ class TraceCommand final : public Command {
     conditions.set("trace_folder", path_);
     conditions.set("rank_count", files.size());
     std::vector<trace::RankSummary> summaries;
+    bool ranks_stated = false;  // some trace carries distributedInfo: these are ranks of one job, not just files
     auto per_rank = nlohmann::ordered_json::array();
     auto diagnostics = nlohmann::ordered_json::array();
     std::string verdicts;
@@ -217,6 +220,7 @@ class TraceCommand final : public Command {
       print_warnings(context, rank_diagnostics);
       for (auto& d : core::diagnostics_to_json(rank_diagnostics)) diagnostics.push_back(std::move(d));
       verdicts += fmt::format("  rank {}: {}\n", summaries.back().rank, analysis.verdict.summary);
+      ranks_stated = ranks_stated || timeline->info.rank.has_value();
     }
     for (std::size_t i = 0; i < summaries.size(); ++i) {
       for (std::size_t j = i + 1; j < summaries.size(); ++j) {
@@ -236,11 +240,16 @@ class TraceCommand final : public Command {
     if (comparison.ranks.size() == 1) {
       text += "VERDICT: one rank: nothing to compare (its own verdict is below)\n";
     } else if (comparison.straggler) {
-      text += fmt::format("VERDICT: straggler: rank {} takes {:.2f}x the median rank's time ({} vs {}); every "
-                          "collective waits for it\n",
+      // "Every collective waits for it" holds for ranks of one synchronous job; traces with no communication
+      // and no distributedInfo may be unrelated runs, and the slowest of them is only that.
+      const bool one_job = ranks_stated || comparison.least_comm_rank >= 0;
+      text += fmt::format("VERDICT: straggler: rank {} takes {:.2f}x the median rank's time ({} vs {}); {}\n",
                           comparison.slowest_rank, comparison.slowest_over_median,
                           format_duration_ns(static_cast<double>(comparison.slowest_time_ns)),
-                          format_duration_ns(static_cast<double>(comparison.median_time_ns)));
+                          format_duration_ns(static_cast<double>(comparison.median_time_ns)),
+                          one_job ? "every collective waits for it"
+                                  : "but no trace has communication or distributedInfo (ranks are the files' order): "
+                                    "if these are not ranks of one job, it is only the slowest file");
       text += "  next steps: profile that rank alone (its verdict below), check its data shard, host and GPU clocks\n";
     } else {
       text += fmt::format("VERDICT: no straggler: the slowest rank (rank {}) is within {:.0f}% of the median\n",

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <utility>
@@ -130,6 +131,13 @@ Result<std::int64_t> parse_duration_ns(std::string_view text) {
   const double ns = v * scale;
   if (ns > 9.2e18) return Error{fmt::format("duration '{}' is too long", text)};
   return static_cast<std::int64_t>(std::llround(ns));
+}
+
+Result<std::int64_t> parse_duration_with_unit_ns(std::string_view text) {
+  if (!text.empty() && (std::isdigit(static_cast<unsigned char>(text.back())) != 0 || text.back() == '.')) {
+    return Error{fmt::format("'{}' has no unit (write e.g. {}ms or {}s)", text, text, text)};
+  }
+  return parse_duration_ns(text);
 }
 
 }  // namespace perfhound::core

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "hw/chip_catalogue_data.h"
@@ -38,6 +39,19 @@ core::Result<SourcedValue> sourced(const Json& j, std::string_view field, std::s
   return v;
 }
 
+// A measured key the roofs read is "<precision>_flops_per_s" or "copy_bytes_per_s"; the others perfhound probe
+// writes end in _bytes_per_s or _s (latencies). A misspelt one ("bf16_flop_per_s") was ignored, and the roofs fell
+// back to the spec sheet with no word but the label.
+core::Status check_measured_key(const std::string& key, std::string_view source) {
+  static const std::set<std::string> kPrecisions = {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"};
+  const bool ok = key.ends_with("_flops_per_s") ? kPrecisions.contains(key.substr(0, key.size() - 12))
+                                                : key.ends_with("_bytes_per_s") || (key.ends_with("_s") && !key.ends_with("_per_s"));
+  if (ok) return {};
+  return core::Error{fmt::format("chip '{}': 'measured.{}' is not a figure perfhound knows (PRECISION_flops_per_s with "
+                                 "PRECISION one of fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4; NAME_bytes_per_s; "
+                                 "NAME_s)", source, key)};
+}
+
 }  // namespace
 
 core::Result<ChipSpec> chip_spec_from_json(const Json& j, std::string_view source) {
@@ -45,6 +59,7 @@ core::Result<ChipSpec> chip_spec_from_json(const Json& j, std::string_view sourc
   PH_ASSIGN_OR_RETURN(const std::int64_t schema, integer(j, "schema_version", source));
   if (schema != 1) return core::Error{fmt::format("chip '{}': schema_version must be 1", source)};
   ChipSpec c;
+  if (j.contains("name") && !j["name"].is_string()) return core::Error{fmt::format("chip '{}': 'name' must be a string", source)};
   c.name = text(j, "name");
   if (c.name.empty()) return core::Error{fmt::format("chip '{}': missing field 'name'", source)};
   c.display_name = text(j, "display_name");
@@ -52,6 +67,7 @@ core::Result<ChipSpec> chip_spec_from_json(const Json& j, std::string_view sourc
   c.architecture = text(j, "architecture");
   c.compute_capability = text(j, "compute_capability");
   PH_ASSIGN_OR_RETURN(const std::int64_t sms, integer(j, "sm_count", source));
+  if (sms < 1 || sms > 1000000) return core::Error{fmt::format("chip '{}': 'sm_count' must be 1 or more, got {}", source, sms)};
   c.sm_count = static_cast<int>(sms);
   if (!j.contains("peak_flops") || !j["peak_flops"].is_object()) {
     return core::Error{fmt::format("chip '{}': missing object 'peak_flops'", source)};
@@ -92,9 +108,15 @@ core::Result<ChipSpec> chip_spec_from_json(const Json& j, std::string_view sourc
   if (j.contains("measured") && j["measured"].is_object()) {
     for (const auto& [key, value] : j["measured"].items()) {
       if (value.is_null()) continue;
+      PH_TRY(check_measured_key(key, source));
       PH_ASSIGN_OR_RETURN(c.measured[key], sourced(value, "measured." + key, source));
       if (value.contains("p10") && value["p10"].is_number() && value.contains("p90") && value["p90"].is_number()) {
-        c.measured_spread[key] = {value["p10"].get<double>(), value["p90"].get<double>()};
+        const double p10 = value["p10"].get<double>(), p90 = value["p90"].get<double>(), median = c.measured[key].value;
+        if (!(p10 <= median && median <= p90)) {
+          return core::Error{fmt::format("chip '{}': 'measured.{}': p10 {:g} <= value {:g} <= p90 {:g} does not hold",
+                                         source, key, p10, median, p90)};
+        }
+        c.measured_spread[key] = {p10, p90};
       }
     }
   }

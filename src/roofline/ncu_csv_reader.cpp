@@ -232,6 +232,7 @@ class Row {
         return Error{
             fmt::format("{}: column '{}': cannot parse '{}' as a number", context_, column, record_.fields[*i])};
     }
+    PH_TRY(not_negative(column, value, record_.fields[*i]));
     PH_ASSIGN_OR_RETURN(const double f, table_.factor(*i, is_duration));
     return value * f;
   }
@@ -245,8 +246,16 @@ class Row {
       if (parsed == Parsed::kEmpty) return std::optional<double>{};
       return Error{fmt::format("{}: column '{}': cannot parse '{}' as a number", context_, column, record_.fields[i])};
     }
+    PH_TRY(not_negative(column, value, record_.fields[i]));
     PH_ASSIGN_OR_RETURN(const double f, table_.factor(i, false));
     return std::optional<double>{value * f};
+  }
+
+  // Every column a roofline reads is a time, a count, a byte total or a rate: a negative one is a damaged
+  // export, and placed on the roofline it would print a figure as if it were one.
+  Status not_negative(std::string_view column, double value, const std::string& field) const {
+    if (value >= 0) return {};
+    return Error{fmt::format("{}: column '{}' must not be negative, got '{}'", context_, column, field)};
   }
 
  private:

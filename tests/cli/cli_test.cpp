@@ -174,7 +174,7 @@ TEST(CliStats, BadInputIsOneLineExitTwo) {
   EXPECT_THAT(r.err, HasSubstr("--warmup 2 discards all 2 samples"));
   r = run({"stats", temp_file("o2.txt", "1\n2\n"), "-o", "/nonexistent/dir/out.json"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.err, HasSubstr("-o: cannot write '/nonexistent/dir/out.json'"));
+  EXPECT_THAT(r.err, HasSubstr("--output: no folder '/nonexistent/dir'"));
 }
 
 }  // namespace

@@ -207,6 +207,9 @@ TEST_F(CompareCli, ConditionsThatDifferBeyondTheVariableAreRefused) {
   const Json fdoc = Json::parse(forced.out);
   EXPECT_EQ(fdoc["diagnostics"][0]["id"], "conditions-differ");
   EXPECT_TRUE(fdoc["result"]["benchmarks"][0]["conditions_diff"]["forced"].get<bool>());
+  // The table's own conditions line says so too (it read "identical" before: a review found it).
+  const CliRun forced_text = run({"compare", path("a.json"), path("b.json"), "--force"});
+  EXPECT_THAT(forced_text.out, HasSubstr("conditions: DIFFER (compared anyway, --force): precision ('fp16' vs 'fp8')"));
 
   const CliRun typo = run({"compare", path("a.json"), path("b.json"), "--variable", "precison"});
   EXPECT_EQ(typo.code, 2);

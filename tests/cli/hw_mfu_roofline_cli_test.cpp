@@ -399,7 +399,11 @@ TEST(CliMfu, BadInputIsOneLineExitTwoNamingTheFlag) {
   expect_one_line_error(run(with(decode, {"--ttft", "5ms"})), {"--ttft"});
   expect_one_line_error(run(with(decode, {"--tpot", "5ms", "--step-time", "5ms"})), {"--tpot", "--step-time"});
   expect_one_line_error(run(with(decode, {"--tpot", "5ms", "--tokens-per-s", "100"})), {"--tokens-per-s"});
-  expect_one_line_error(run(with(decode, {"--tpot", "0ms"})), {"--tpot", "positive"});
+  expect_one_line_error(run(with(decode, {"--tpot", "0ms"})), {"--tpot", "must be at least 1 ns"});
+  // Llama-3-8B has 32 attention heads: TP 3 splits none evenly, TP 64 leaves GPUs without one.
+  expect_one_line_error(run(with(decode, {"--tpot", "5ms", "--tp", "3"})),
+                        {"--tp 3 does not divide the 32 attention heads of 'llama-3-8b'"});
+  expect_one_line_error(run(with(decode, {"--tpot", "5ms", "--tp", "64"})), {"--tp 64 does not divide the 32"});
   expect_one_line_error(run(with(decode, {"--tpot", "5ms", "--batch", "x"})), {"--batch", "whole number"});
   expect_one_line_error(run(with(decode, {"--tokens-per-s", "fast"})), {"--tokens-per-s", "must be a number"});
   expect_one_line_error(run(with(decode, {"--tpot", "12"})), {"--tpot", "'12' has no unit"});  // 12 ms or 12 s?
@@ -529,8 +533,14 @@ TEST(CliRoofline, SlowKernelIsBelowBoth) {
 }
 
 TEST(CliRoofline, BadInputIsOneLineExitTwoNamingTheFlag) {
-  expect_one_line_error(run({"roofline", "--hw", "h100-sxm", "--flops", "1T", "--bytes", "400M", "--time", "0"}),
-                        {"--time"});
+  expect_one_line_error(run({"roofline", "--hw", "h100-sxm", "--flops", "1T", "--bytes", "400M", "--time", "0s"}),
+                        {"--time must be at least 1 ns"});
+  // A bare number was read as seconds (1 ms meant, 0.1% of attainable printed); mfu already asked for a unit.
+  expect_one_line_error(run({"roofline", "--hw", "h100-sxm", "--flops", "1T", "--bytes", "400M", "--time", "1"}),
+                        {"--time", "'1' has no unit"});
+  // Positive, but under the nanosecond the time is kept in.
+  expect_one_line_error(run({"roofline", "--hw", "h100-sxm", "--flops", "1T", "--bytes", "400M", "--time", "1e-12s"}),
+                        {"--time must be at least 1 ns, got '1e-12s'"});
   expect_one_line_error(run({"roofline", "--hw", "h100-sxm", "--flops=-1", "--bytes", "400M", "--time", "1ms"}),
                         {"--flops"});
   expect_one_line_error(run({"roofline", "--hw", "h100-sxm", "--flops", "-1", "--bytes", "400M", "--time", "1ms"}),

@@ -237,11 +237,40 @@ TEST(LoadCli, BadInputIsOneLineAndExitTwo) {
       {{"load", "--rate", "5", "--ramp-start-rate", "2"}, "--ramp-start-rate 2 needs --ramp-up"},
       {{"load", "--dataset", "data/load/generic_trace.csv", "--trace-speedup", "0"}, "--trace-speedup"},
       {{"load", "--soak", "10s", "--window", "5s"}, "--window"},
+      // Each of these ran before a review (unsigned flags wrapped: --requests -5 sent requests until killed,
+      // --seed -1 was written as 18446744073709551615; a bare 300 was 300 s a step; -o failed after the run).
+      {{"load", "--requests", "-5"}, "--requests: must be 1 or more, got -5"},
+      {{"load", "--seed", "-1", "--requests", "1"}, "--seed: must be 0 or more, got -1"},
+      {{"load", "--sim-seed", "-1", "--requests", "1"}, "--sim-seed: must be 0 or more, got -1"},
+      {{"load", "--sim-step-overhead", "300", "--requests", "1"}, "--sim-step-overhead: '300' has no unit"},
+      {{"load", "--sim-fixed-step-time", "5", "--requests", "1"}, "--sim-fixed-step-time: '5' has no unit"},
+      {{"load", "--sim-tp", "0", "--requests", "1"}, "--sim-tp must be at least 1, got 0"},
+      {{"load", "--sim-fixed-step-time", "1ms", "--requests", "1", "-o", "/nonexistent/dir/r.json"},
+       "--output: no folder '/nonexistent/dir'"},
   };
   for (const auto& [args, expected] : cases) {
     const CliRun r = run(args);
     EXPECT_EQ(r.code, 2) << args[1] << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr(expected)) << args[1];
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+// serve's own flags: a port file that can never appear (a script waiting for it hung, exit 0), and the
+// simulator's errors in the flags' names, not its config's fields.
+TEST(ServeCli, BadInputIsOneLineAndExitTwo) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"serve", "--port", "0", "--port-file", "/nonexistent/dir/p.txt"}, "--port-file: no folder '/nonexistent/dir'"},
+      {{"serve", "--port", "0", "--tp", "0"}, "--tp must be at least 1, got 0"},
+      {{"serve", "--port", "0", "--tp", "3"}, "--tp 3 does not divide the 32 attention heads"},
+      {{"serve", "--port", "0", "--max-num-batched-tokens", "10"},
+       "--max-num-batched-tokens 10 is below --max-num-seqs 256"},
+      {{"serve", "--port", "0", "--seed", "-1"}, "--seed: must be 0 or more, got -1"},
+  };
+  for (const auto& [args, expected] : cases) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << args[3] << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(expected)) << args[3];
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
 }

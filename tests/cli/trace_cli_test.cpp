@@ -114,6 +114,10 @@ TEST(TraceCli, ARangeIsAnalyzedAlone) {
   EXPECT_THAT(bad.err, HasSubstr("--range 'ProfilerStep#1': the trace has no range of that name (its ranges include "
                                  "'small_ops_eager')"));
   EXPECT_EQ(run({"trace", kEager, "--range-index", "2"}).code, 2);
+  // An empty name was taken as no --range: the whole trace, exit 0 (a review found it).
+  const CliRun empty = run({"trace", kEager, "--range", ""});
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_THAT(empty.err, HasSubstr("--range: give a range name, not ''"));
 }
 
 TEST(TraceCli, EveryBundledTraceRuns) {
@@ -394,7 +398,8 @@ TEST_F(TraceCliTest, FolderWithAStragglerRank) {
   const CliRun r = run({"trace", folder});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("perfhound trace: folder '" + folder + "', 2 ranks\n"));
-  EXPECT_THAT(r.out, HasSubstr("VERDICT: straggler: rank 1 takes 1.13x the median rank's time (13.0 ms vs 11.5 ms)"));
+  EXPECT_THAT(r.out, HasSubstr("VERDICT: straggler: rank 1 takes 1.13x the median rank's time (13.0 ms vs 11.5 ms); "
+                               "every collective waits for it"));
 
   const CliRun j = run({"trace", folder, "--json"});
   ASSERT_EQ(j.code, 0) << j.err;
@@ -415,6 +420,16 @@ TEST_F(TraceCliTest, FolderWithAStragglerRank) {
   EXPECT_EQ(doc["result"]["ranks"].size(), 2u);
   EXPECT_EQ(doc["conditions"]["parameters"]["rank_count"], 2);
   EXPECT_EQ(doc["conditions"]["parameters"]["gpu"], "NVIDIA H200");
+}
+
+// tests/data/traces/h100 holds six recordings of different programs: no communication, no distributedInfo. The
+// slowest is not a rank every collective waits for (the verdict said so before a review caught it).
+TEST_F(TraceCliTest, AFolderOfUnrelatedTracesIsNotCalledOneJob) {
+  const CliRun r = run({"trace", std::string(PERFHOUND_TEST_DATA) + "/traces/h100"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("VERDICT: straggler: rank "));
+  EXPECT_THAT(r.out, HasSubstr("but no trace has communication or distributedInfo (ranks are the files' order)"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("every collective waits")));
 }
 
 TEST_F(TraceCliTest, FolderWithEqualRanks) {

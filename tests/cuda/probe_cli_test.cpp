@@ -42,11 +42,11 @@ TEST(ProbeCli, NumberFlagsSayWhatTheyWant) {
 // Where the files go is checked before the minutes of measuring, not after them: with or without a GPU, a folder
 // that is not there is the error.
 TEST(ProbeCli, OutputFoldersAreCheckedBeforeMeasuring) {
-  expect_one_line_error(run({"probe", "--quick", "-o", "/nonexistent-folder/probe.json"}), "-o: no folder '/nonexistent-folder'");
+  expect_one_line_error(run({"probe", "--quick", "-o", "/nonexistent-folder/probe.json"}), "--output: no folder '/nonexistent-folder'");
   expect_one_line_error(run({"probe", "--quick", "--catalogue-out", "/nonexistent-folder/chip.json"}),
                         "--catalogue-out: no folder '/nonexistent-folder'");
   const std::string folder = std::filesystem::temp_directory_path().string();
-  expect_one_line_error(run({"probe", "--quick", "-o", folder}), "-o: '" + folder + "' is a folder: give a file in it");
+  expect_one_line_error(run({"probe", "--quick", "-o", folder}), "--output: '" + folder + "' is a folder: give a file in it");
   expect_one_line_error(run({"probe", "--quick", "--catalogue-out", folder + "/"}), "--catalogue-out: '" + folder + "/' is a folder");
   expect_one_line_error(run({"probe", "--quick", "--catalogue-out", ""}), "--catalogue-out: give a file name, not ''");
   expect_one_line_error(run({"probe", "--quick", "-o", ""}), "--output: give a file name, not ''");

@@ -3,6 +3,8 @@
 // from datasheets that print only "with sparsity" values are the printed value halved, worked out here.
 #include "hw/chip_spec.h"
 
+#include <fmt/format.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -434,6 +436,42 @@ TEST(ChipSpecFromJson, NonPositiveValuesAreRefusedNamingTheField) {
   const auto c = chip_spec_from_json(j, "text.json");
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(c.error().message, HasSubstr("peak_flops.bf16"));
+}
+
+// Each of these read without a word before (a review found them): -132 SMs printed as such, a number as the
+// name reported "missing", a misspelt measured key left the roof on the spec sheet, a p10 above the median kept.
+TEST(ChipSpecFromJson, FieldsOutsideTheirRangeAreNamed) {
+  Json j = minimal_chip();
+  j["sm_count"] = -132;
+  auto c = chip_spec_from_json(j, "sm.json");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message, "chip 'sm.json': 'sm_count' must be 1 or more, got -132");
+
+  j = minimal_chip();
+  j["name"] = 7;
+  c = chip_spec_from_json(j, "name.json");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message, "chip 'name.json': 'name' must be a string");
+
+  for (const char* typo : {"bf16_flop_per_s", "bf61_flops_per_s", "copy_bytes_per_second"}) {
+    j = minimal_chip();
+    j["measured"] = {{typo, {{"value", 7.5e14}, {"source", "probe"}}}};
+    c = chip_spec_from_json(j, "typo.json");
+    ASSERT_FALSE(c.ok()) << typo;
+    EXPECT_THAT(c.error().message, HasSubstr(fmt::format("'measured.{}' is not a figure perfhound knows", typo)));
+  }
+  // Keys of the kinds perfhound probe writes (src/cuda/probe_report.cpp measured_key) read.
+  j = minimal_chip();
+  j["measured"] = {{"bf16_flops_per_s", {{"value", 7.5e14}, {"source", "probe"}, {"p10", 7.4e14}, {"p90", 7.6e14}}},
+                   {"h2d_pinned_bytes_per_s", {{"value", 5.5e10}, {"source", "probe"}}},
+                   {"kernel_launch_s", {{"value", 2.1e-6}, {"source", "probe"}}}};
+  ASSERT_TRUE(chip_spec_from_json(j, "probe.json").ok());
+
+  j["measured"]["bf16_flops_per_s"]["p10"] = 7.7e14;  // above the median
+  c = chip_spec_from_json(j, "spread.json");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message,
+            "chip 'spread.json': 'measured.bf16_flops_per_s': p10 7.7e+14 <= value 7.5e+14 <= p90 7.6e+14 does not hold");
 }
 
 // The README's schema: "Every non-null value is a positive number". capacity_bytes is a plain number, read

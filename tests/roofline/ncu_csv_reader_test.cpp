@@ -356,6 +356,12 @@ TEST(NcuCsvSynthetic, OtherBadInput) {
                "line 4 (kernel ID 0): column 'dram__bytes.sum.per_second': cannot parse '12q' as a number");
   expect_error(parse_ncu_csv(render(with(synthetic_columns(), "gpu__time_duration.sum", "ns", "0")), "x.csv"),
                "gpu__time_duration.sum must be positive, got 0");
+  // A negative byte rate was placed on the roofline as -1.19 GiB, exit 0, its "case" column another flag's
+  // error (a review found it); a negative peak (an optional column) likewise.
+  expect_error(parse_ncu_csv(render(with(synthetic_columns(), "dram__bytes.sum.per_second", "byte/s", "-5")), "x.csv"),
+               "line 4 (kernel ID 0): column 'dram__bytes.sum.per_second' must not be negative, got '-5'");
+  expect_error(parse_ncu_csv(render(with(synthetic_columns(), "sm__ops_path_tensor_src_fp16.sum", "", "-1")), "x.csv"),
+               "line 4 (kernel ID 0): column 'sm__ops_path_tensor_src_fp16.sum' must not be negative, got '-1'");
   expect_error(parse_ncu_csv(render(synthetic_columns()) + "\"1\",\"unterminated\n", "x.csv"),
                "line 5: unterminated quoted field");
   std::string no_rows = render(synthetic_columns());
