@@ -638,6 +638,7 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
       }
     }
   }
+  double embedded_time_scale = 1.0;
   if (f.url.empty() && !(s->ranks && mpi::rank() != 0)) {
     PH_ASSIGN_OR_RETURN(SimulatedServer sim, f.sim.build());
     sim.config.address = "127.0.0.1";
@@ -646,20 +647,31 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
     PH_ASSIGN_OR_RETURN(s->embedded, serve::HttpServer::create(sim.config, std::move(sim.engine)));
     PH_ASSIGN_OR_RETURN(client.url, load::parse_target_url(fmt::format("http://127.0.0.1:{}", s->embedded->port())));
     target_description = fmt::format("embedded perfhound serve ({}; time scale {})", sim.description, sim.config.time_scale);
-    if (sim.config.time_scale != 1.0) {
-      s->conditions.set("time_scale_note", fmt::format("the simulator runs {}x real time: every latency here is wall "
-                                                       "clock, so simulated latencies are {}x these",
-                                                       sim.config.time_scale, sim.config.time_scale));
-    }
+    embedded_time_scale = sim.config.time_scale;
     serve::HttpServer* server = s->embedded.get();
     s->embedded_thread = std::thread([server] { server->run(); });
     f.emit_timestamps = true;
   } else if (f.url.empty()) {
     PH_ASSIGN_OR_RETURN(SimulatedServer sim, f.sim.build());  // the description only: rank 0 runs it
     target_description = fmt::format("embedded perfhound serve ({}; time scale {})", sim.description, sim.config.time_scale);
+    embedded_time_scale = sim.config.time_scale;
   } else {
     PH_ASSIGN_OR_RETURN(client.url, load::parse_target_url(f.url).with_context("--url"));
     target_description = client.url.text;
+  }
+  if (embedded_time_scale != 1.0) {
+    const double k = embedded_time_scale;
+    std::string note = fmt::format("the simulator runs {}x real time: every latency here is wall clock, so simulated "
+                                   "latencies are {}x these", k, k);
+    // The SLO is written in the simulated server's time (what the real one would answer in); the latencies
+    // measured are wall clock. Judged as written, --time-scale 10 would pass an SLO ten times too loose.
+    if (!s->slo.empty()) {
+      const std::string as_written = s->slo.to_string();
+      for (load::SloTerm& term : s->slo.terms) term.threshold_s = std::max(std::round(term.threshold_s / k * 1e9), 1.0) / 1e9;
+      note += fmt::format("; the SLO ({}) is judged at wall clock, each threshold divided by {}: {}", as_written, k,
+                          s->slo.to_string());
+    }
+    s->conditions.set("time_scale_note", note);
   }
   if (f.url.empty() && s->ranks) {
     PH_ASSIGN_OR_RETURN(const std::string url, from_rank0([&]() -> core::Result<std::string> { return client.url.text; }));

@@ -216,6 +216,28 @@ TEST(LoadCli, TheApiKeyIsNeverPrintedOrWritten) {
   std::filesystem::remove_all(dir);
 }
 
+// The SLO is the simulated server's time, the latencies wall clock: at time scale 10 a 500 ms TTFT term is
+// judged at 50 ms of wall clock. Before a review caught it, the same server passed an SLO at time scale 10 that
+// it failed at time scale 1.
+TEST(LoadCli, TheSloIsScaledWithTheSimulatorsTime) {
+  const CliRun r = run({"load", "--sim-time-scale", "10", "--sim-fixed-step-time", "1ms", "--requests", "5",
+                        "--warmup", "0", "--slo", "ttft=500ms,tpot=40ms@p90", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& terms = doc["result"]["slo_gate"]["terms"];
+  ASSERT_EQ(terms.size(), 2u);
+  EXPECT_DOUBLE_EQ(terms[0]["threshold_s"].get<double>(), 0.050);  // 500 ms / 10
+  EXPECT_DOUBLE_EQ(terms[1]["threshold_s"].get<double>(), 0.004);  // 40 ms / 10
+  EXPECT_DOUBLE_EQ(terms[1]["percentile"].get<double>(), 90.0);
+  EXPECT_THAT(doc["conditions"]["parameters"]["time_scale_note"].get<std::string>(),
+              HasSubstr("the SLO (ttft=500ms@p99,tpot=40ms@p90) is judged at wall clock, each threshold divided by 10"));
+  // At time scale 1 the terms stand as written.
+  const CliRun one = run({"load", "--sim-fixed-step-time", "1ms", "--requests", "2", "--warmup", "0", "--slo",
+                          "ttft=500ms", "--json"});
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(one.out)["result"]["slo_gate"]["terms"][0]["threshold_s"].get<double>(), 0.5);
+}
+
 TEST(LoadCli, BadInputIsOneLineAndExitTwo) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"load", "--concurrency", "4", "--rate", "2"}, "--concurrency and --rate"},
