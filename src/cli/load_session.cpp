@@ -112,6 +112,8 @@ class CommandSink final : public load::RecordSink {
 };
 
 // "10" requests or "5s" of time.
+constexpr std::string_view kDefaultWarmup = "10";
+
 core::Status parse_warmup(std::string_view text, std::uint64_t& requests, std::int64_t& ns) {
   if (text.empty()) return core::Error{"--warmup: empty (use a request count like 10 or a time like 5s)"};
   if (std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
@@ -353,7 +355,8 @@ void LoadFlags::add_workload_and_load_to(CLI::App& app) {
   app.add_option("--requests", requests, "Measured requests to send (after warm-up; default 100 unless --duration)")
       ->check(whole_number_in(1));
   app.add_option("--duration", duration, "Send for this long after warm-up, e.g. 60s");
-  app.add_option("--warmup", warmup, "Warm-up discarded from the figures: a request count (10) or a time (5s)")->default_val("10");
+  app.add_option("--warmup", warmup, "Warm-up discarded from the figures: a request count or a time (5s); default 10 "
+                                     "requests, or one per slot of a closed loop when that is more");
   // Results
   app.add_option("--slo", slo, "SLO for goodput and the gate: METRIC=THRESHOLD[@pQ],... e.g. ttft=500ms,tpot=50ms@p95 (gate at p99 by default)");
   app.add_option("--confidence", confidence, "Judge each SLO term at this confidence (binomial bound, as MLPerf early stopping)")
@@ -528,7 +531,7 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   PH_ASSIGN_OR_RETURN(s->endpoint, load::parse_api_endpoint(f.endpoint).with_context("--endpoint"));
   PH_ASSIGN_OR_RETURN(s->timeout_ns, core::parse_duration_ns(f.timeout).with_context("--timeout"));
   if (s->timeout_ns <= 0) return core::Error{"--timeout: must be positive"};
-  PH_TRY(parse_warmup(f.warmup, s->warmup_requests, s->warmup_ns));
+  PH_TRY(parse_warmup(f.warmup.value_or(std::string(kDefaultWarmup)), s->warmup_requests, s->warmup_ns));
   if (!f.duration.empty()) {
     PH_ASSIGN_OR_RETURN(s->duration_ns, core::parse_duration_ns(f.duration).with_context("--duration"));
     if (s->duration_ns <= 0) return core::Error{"--duration: must be positive"};
@@ -700,7 +703,9 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   c.set("workload", s->workload_description);
   c.set("seed", f.seed);
   c.set("warmup_discarded", s->warmup_ns > 0 ? fmt::format("{} s", core::ns_to_seconds(s->warmup_ns))
-                                             : fmt::format("{} requests", s->warmup_requests));
+                            : f.warmup      ? fmt::format("{} requests", s->warmup_requests)
+                                            : fmt::format("{} requests, or one per slot of a closed loop when more",
+                                                          s->warmup_requests));
   c.set("stream_options_include_usage", !f.no_usage);
   c.set("ignore_eos", f.ignore_eos);
   c.set("timeout_s", core::ns_to_seconds(s->timeout_ns));
@@ -786,6 +791,12 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   } else {
     plan.mode = load::LoadMode::kClosedLoop;
     plan.concurrency = level.concurrency.value_or(1);
+    // The first `concurrency` requests leave at once, each on a new connection to a cold server: a warm-up
+    // of fewer would leave measured requests among them. The default covers every slot; a given count is
+    // kept, and cold-slots says what it costs.
+    if (!f.warmup && s.warmup_ns == 0) {
+      plan.warmup_requests = std::max<std::uint64_t>(plan.warmup_requests, static_cast<std::uint64_t>(plan.concurrency));
+    }
     plan.ramp_up_ns = s.ramp_ns;
     load_description = fmt::format("closed loop, concurrency {}", plan.concurrency);
   }
@@ -931,6 +942,24 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   if (auto together = load::check_chunk_delivery(summary)) diagnostics.push_back(*std::move(together));
   if (s.warmup_requests == 0 && s.warmup_ns == 0) {
     diagnostics.push_back({&core::kNoWarmupDiscarded, "--warmup 0: connection setup is inside the first requests"});
+  }
+  if (!open_loop) {
+    // This client's share (a rank's or a shard's: apply_shard divides both)
+    const auto slots = static_cast<std::uint64_t>(plan.concurrency);
+    const std::uint64_t measured = summary.completed + summary.failed;
+    if (s.warmup_ns == 0 && plan.warmup_requests > 0 && plan.warmup_requests < slots) {
+      diagnostics.push_back({&core::kColdSlots, fmt::format("a warm-up of {} requests for {} slots: {} measured "
+                                                            "requests left with it, on new connections",
+                                                            plan.warmup_requests, slots,
+                                                            std::min(slots - plan.warmup_requests, measured))});
+    }
+    // The summary covers the whole load (every rank's, merged), so against the whole concurrency
+    const auto all_slots = static_cast<std::uint64_t>(level.concurrency.value_or(1));
+    if (measured > 0 && measured < all_slots) {
+      diagnostics.push_back({&core::kConcurrencyNotReached,
+                             fmt::format("{} measured requests for {} slots: at most {} were in flight, not {}",
+                                         measured, all_slots, measured, all_slots)});
+    }
   }
   const std::vector<load::WindowFigures> series = windows.windows();
   std::optional<load::DriftReport> drift;

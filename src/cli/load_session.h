@@ -34,7 +34,8 @@ struct LoadFlags {
   CLI::Option* output_len_option = nullptr;
   std::string url, endpoint = "chat", model, api_key_env, timeout = "600s", max_tokens_field = "max_tokens";
   std::string extra_body, input_len = "1024", output_len = "128", dataset, dataset_format, arrival = "poisson";
-  std::string ramp_up, duration, warmup = "10", slo, compat, window, soak, metrics_path = "/metrics";
+  std::string ramp_up, duration, slo, compat, window, soak, metrics_path = "/metrics";
+  std::optional<std::string> warmup;  // not given: 10 requests, raised to one per slot of a closed loop
   std::string shard;     // --shard K/N
   std::string start_at;  // --start-at UNIX_SECONDS
   std::vector<std::string> headers;

@@ -10,7 +10,7 @@ std::span<const DiagnosticKind> all_diagnostic_kinds() {
       kFewSamplesForTail, kNoWarmupDiscarded, kHighVariability,   kUnknownCategory,       kCaptureWindows,
       kRecordsDropped,    kBeatsTheRoof,      kDoesNotFit,        kModelAssumption,       kUnlockedClocks,
       kClientLimited,     kClientBusy,        kRequestsFailed,    kPartialRun,            kMissingShards,
-      kTokensCounted,     kChunksTogether,    kSoakDrift,         kConditionsDiffer,      kClockDropped,
+      kTokensCounted,     kChunksTogether,    kColdSlots,         kConcurrencyNotReached, kSoakDrift,         kConditionsDiffer,      kClockDropped,
       kClockThrottled,    kClockPowerCapped,  kNvmlUnavailable,   kFigureUnsupported,     kBenchNotConverged,
       kBlockingKernelTimedOut};
   return kAll;

@@ -115,6 +115,19 @@ inline constexpr DiagnosticKind kChunksTogether{
     "read TPOT for the decode pace (it does not depend on delivery); check the server's stream interval or a "
     "proxy's buffering, and the client's dispatch lag"};
 
+// perfhound load / sweep, closed loop: a warm-up count smaller than the concurrency (the default is never).
+inline constexpr DiagnosticKind kColdSlots{
+    "cold-slots", Severity::kWarning,
+    "the closed loop's first requests leave at once, one per slot, each on a new connection to a cold server, "
+    "and the warm-up count is smaller than the slots: some of those first requests are measured",
+    "give --warmup at least the concurrency (the default does), or a time (--warmup 10s)"};
+// perfhound load / sweep, closed loop: fewer measured requests than slots.
+inline constexpr DiagnosticKind kConcurrencyNotReached{
+    "concurrency-not-reached", Severity::kWarning,
+    "there were fewer measured requests than the closed loop's slots, so its concurrency was never in flight and "
+    "the figures do not describe the load the run is named after",
+    "send several times the concurrency in requests (--requests), or run for a --duration"};
+
 inline constexpr DiagnosticKind kSoakDrift{
     "soak-drift", Severity::kSevere,
     "over the soak, the last third of the run differs from the first: throughput fell, latency or errors grew, "

@@ -238,6 +238,40 @@ TEST(LoadCli, TheSloIsScaledWithTheSimulatorsTime) {
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(one.out)["result"]["slo_gate"]["terms"][0]["threshold_s"].get<double>(), 0.5);
 }
 
+std::vector<std::string> diagnostic_ids(const nlohmann::json& doc) {
+  std::vector<std::string> ids;
+  for (const auto& d : doc["diagnostics"]) ids.push_back(d["id"].get<std::string>());
+  return ids;
+}
+
+// A closed loop's first `concurrency` requests leave together on new connections. The default warm-up rises to
+// one per slot so none of them is measured; a smaller --warmup is kept and warned; fewer measured requests than
+// slots never reach the named concurrency. (A review found a "concurrency 128" point of a sweep with 60 requests,
+// every one sent before any warm-up request had finished.)
+TEST(LoadCli, AClosedLoopsWarmUpCoversEverySlot) {
+  const CliRun by_default = run({"load", "--sim-fixed-step-time", "1ms", "--concurrency", "16", "--requests", "40", "--json"});
+  ASSERT_EQ(by_default.code, 0) << by_default.err;
+  const auto doc = nlohmann::json::parse(by_default.out);
+  EXPECT_EQ(doc["result"]["summary"]["requests"]["warmup_discarded"], 16);  // max(10, 16)
+  EXPECT_EQ(doc["result"]["summary"]["requests"]["measured"], 40);
+  EXPECT_THAT(diagnostic_ids(doc), Not(::testing::Contains("cold-slots")));
+  EXPECT_EQ(doc["conditions"]["parameters"]["warmup_discarded"], "10 requests, or one per slot of a closed loop when more");
+
+  const CliRun given = run({"load", "--sim-fixed-step-time", "1ms", "--concurrency", "8", "--requests", "20", "--warmup",
+                            "3", "--json"});
+  ASSERT_EQ(given.code, 0) << given.err;
+  const auto gdoc = nlohmann::json::parse(given.out);
+  EXPECT_EQ(gdoc["result"]["summary"]["requests"]["warmup_discarded"], 3);  // as given
+  EXPECT_THAT(diagnostic_ids(gdoc), ::testing::Contains("cold-slots"));
+  EXPECT_THAT(given.err, HasSubstr("a warm-up of 3 requests for 8 slots: 5 measured requests left with it"));
+  EXPECT_THAT(diagnostic_ids(gdoc), Not(::testing::Contains("concurrency-not-reached")));
+
+  const CliRun few = run({"load", "--sim-fixed-step-time", "1ms", "--concurrency", "8", "--requests", "5", "--json"});
+  ASSERT_EQ(few.code, 0) << few.err;
+  EXPECT_THAT(diagnostic_ids(nlohmann::json::parse(few.out)), ::testing::Contains("concurrency-not-reached"));
+  EXPECT_THAT(few.err, HasSubstr("5 measured requests for 8 slots: at most 5 were in flight, not 8"));
+}
+
 TEST(LoadCli, BadInputIsOneLineAndExitTwo) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"load", "--concurrency", "4", "--rate", "2"}, "--concurrency and --rate"},
