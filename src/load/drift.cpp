@@ -146,11 +146,26 @@ DriftReport detect_drift(std::span<const WindowFigures> windows, std::span<const
     if (std::isnan(rps.first) || std::isnan(rps.last)) {
       report.notes.push_back("throughput decay: no defined req/s in the first or the last third; not judged");
     } else if (rps.last < (1 - options.throughput_drop) * rps.first) {
-      report.findings.push_back(
-          {"throughput decay",
-           fmt::format("median {} req/s over the last {} vs {} req/s over the first {} ({}, limit {:+.1f}%)",
-                       core::format_number(rps.last), windows_phrase(k), core::format_number(rps.first), k,
-                       relative_change(rps.last, rps.first), -options.throughput_drop * 100)});
+      double first_count = 0, last_count = 0;
+      for (std::size_t i = 0; i < k; ++i) {
+        first_count += static_cast<double>(windows[i].completed);
+        last_count += static_cast<double>(windows[windows.size() - k + i].completed);
+      }
+      const double z = first_count + last_count > 0 ? (first_count - last_count) / std::sqrt(first_count + last_count) : 0;
+      const std::string fall = fmt::format("median {} req/s over the last {} vs {} req/s over the first {} ({}, limit "
+                                           "{:+.1f}%)", core::format_number(rps.last), windows_phrase(k),
+                                           core::format_number(rps.first), k, relative_change(rps.last, rps.first),
+                                           -options.throughput_drop * 100);
+      if (z > options.throughput_z) {
+        report.findings.push_back({"throughput decay", fmt::format("{}; {:.0f} vs {:.0f} requests, {:.1f} standard "
+                                                                   "deviations of counting noise", fall, last_count,
+                                                                   first_count, z)});
+      } else {
+        report.notes.push_back(fmt::format("throughput decay: {}, but {:.0f} vs {:.0f} requests is within counting "
+                                           "noise ({:.1f} standard deviations, {:.0f} needed); not flagged (longer "
+                                           "windows or a longer run would tell)", fall, last_count, first_count, z,
+                                           options.throughput_z));
+      }
     }
 
     check_latency(windows, k, options, &WindowFigures::ttft_p95_s, "TTFT growth", "p95 TTFT", report);

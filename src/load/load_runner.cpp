@@ -168,8 +168,11 @@ class Runner {
     warmup = ordinal < plan_.warmup_requests || intended_ns < plan_.warmup_ns;
     if (const auto size = workload_.size(); size && index >= *size) return finish_issuing("workload exhausted");
     if (plan_.index_limit && index >= *plan_.index_limit) return finish_issuing("requests");
-    if (plan_.duration_ns > 0 && intended_ns >= plan_.warmup_ns + plan_.duration_ns && !warmup) {
-      return finish_issuing("duration");
+    // --duration counts from the end of the warm-up: a time warm-up's end, or the first measured request after a
+    // warm-up by count (whose end no clock knows in advance).
+    if (plan_.duration_ns > 0 && !warmup) {
+      if (!measured_start_ns_) measured_start_ns_ = plan_.warmup_ns > 0 ? plan_.warmup_ns : intended_ns;
+      if (intended_ns >= *measured_start_ns_ + plan_.duration_ns) return finish_issuing("duration");
     }
     if (!warmup && plan_.measured_requests && measured_issued_ >= *plan_.measured_requests) {
       return finish_issuing("requests");
@@ -511,6 +514,7 @@ class Runner {
   Clock::time_point start_;
   RunOutcome outcome_;
   std::uint64_t issued_ = 0, measured_issued_ = 0, finished_count_ = 0, failed_count_ = 0;
+  std::optional<std::int64_t> measured_start_ns_;  // when --duration started counting (see may_issue)
   std::int64_t in_flight_ = 0, workers_left_ = 0;
   bool issuing_done_ = false, stopping_ = false, finished_ = false, ticker_stop_ = false;
 };

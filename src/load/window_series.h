@@ -56,8 +56,10 @@ struct WindowFigures {
   std::uint64_t completed = 0;
   std::uint64_t failed = 0;
   std::uint64_t output_tokens = 0;   // completed requests
-  double requests_per_s = 0;         // completed / (end_s - start_s); NaN for a zero duration
-  double output_tokens_per_s = 0;    // output_tokens / (end_s - start_s); NaN for a zero duration
+  // completed / (end_s - start_s); NaN for a last window cut to under half the window length (a rate over a
+  // sliver of the drain reads as a spike)
+  double requests_per_s = 0;
+  double output_tokens_per_s = 0;    // output_tokens / (end_s - start_s); NaN likewise
   double ttft_p50_s = 0, ttft_p95_s = 0, ttft_p99_s = 0;  // NaN when the window has no sample
   double tpot_p50_s = 0, tpot_p95_s = 0, tpot_p99_s = 0;
   double e2e_p50_s = 0, e2e_p95_s = 0, e2e_p99_s = 0;

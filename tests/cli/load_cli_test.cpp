@@ -238,6 +238,36 @@ TEST(LoadCli, TheSloIsScaledWithTheSimulatorsTime) {
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(one.out)["result"]["slo_gate"]["terms"][0]["threshold_s"].get<double>(), 0.5);
 }
 
+// --duration is sending time after the warm-up. With a warm-up by count (5 requests of 5 steps of 10 ms, about
+// 250 ms) the cut-off was taken from the run's start, so a 500 ms run measured about 250 ms (a review found a
+// 3 s run that measured 2.45 s). Measured sends must now span most of the 500 ms; before the fix they could not
+// span more than 500 ms minus the warm-up, however slow the machine.
+TEST(LoadCli, DurationCountsFromTheEndOfACountedWarmUp) {
+  const std::string records = "/tmp/perfhound_load_duration_" + std::to_string(getpid()) + ".jsonl";
+  const CliRun r = run({"load", "--sim-fixed-step-time", "10ms", "--input-len", "8", "--output-len", "5", "--concurrency",
+                        "1", "--warmup", "5", "--duration", "500ms", "--records", records, "--quiet"});
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;  // 1: judged client-limited on a busy machine; the times hold
+  std::ifstream in(records);
+  std::string line;
+  std::getline(in, line);  // the header
+  std::int64_t last_warmup_end = 0, first_sent = -1, last_sent = 0;
+  while (std::getline(in, line)) {
+    const auto record = nlohmann::json::parse(line);
+    if (record["warmup"].get<bool>()) {
+      last_warmup_end = std::max(last_warmup_end, record["end_ns"].get<std::int64_t>());
+      continue;
+    }
+    const auto sent = record["sent_ns"].get<std::int64_t>();
+    if (first_sent < 0) first_sent = sent;
+    last_sent = std::max(last_sent, sent);
+  }
+  std::remove(records.c_str());
+  ASSERT_GT(last_warmup_end, 0);
+  EXPECT_GE(first_sent, last_warmup_end);  // concurrency 1: the first measured request follows the warm-up
+  EXPECT_GE(last_sent - first_sent, 400'000'000) << "measured sends spanned " << (last_sent - first_sent) / 1e6 << " ms";
+  EXPECT_LT(last_sent - first_sent, 500'000'000);
+}
+
 std::vector<std::string> diagnostic_ids(const nlohmann::json& doc) {
   std::vector<std::string> ids;
   for (const auto& d : doc["diagnostics"]) ids.push_back(d["id"].get<std::string>());

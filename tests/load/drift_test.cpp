@@ -1,6 +1,8 @@
 // detect_drift on synthetic windows and metric series; medians and thresholds worked out by hand.
 #include "load/drift.h"
 
+#include <cmath>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -26,9 +28,11 @@ WindowFigures window(double rps, double ttft_p95_s = 0.1, double e2e_p95_s = 2.0
   return w;
 }
 
+// Windows of 100 s: each completed count is its rate x 100, so the counting-noise test sees thirds of
+// thousands of requests (10 req/s: 1,000 a window).
 std::vector<WindowFigures> throughputs(const std::vector<double>& rps) {
   std::vector<WindowFigures> out;
-  for (double r : rps) out.push_back(window(r));
+  for (double r : rps) out.push_back(window(r, 0.1, 2.0, static_cast<std::uint64_t>(std::llround(r * 100))));
   return out;
 }
 
@@ -69,6 +73,25 @@ TEST(Drift, ThroughputDropWithinTheLimitIsNotFlagged) {
   DriftOptions strict;
   strict.throughput_drop = 0.05;
   EXPECT_NE(find(detect_drift(w, {}, strict), "throughput decay"), nullptr);
+}
+
+// A review's steady soaks at 30 req/s over 1 s windows: thirds of ~60 requests, whose Poisson spread alone
+// crossed the 10% limit. First {32, 30} median 31, last {26, 29} median 27.5: -11.3%, past the limit; but
+// A = 62, B = 55: z = 7 / sqrt(117) = 0.65 < 3, noise: a note, no finding. The same fall over 100 s windows
+// (A = 6,200, B = 5,500: z = 700 / sqrt(11,700) = 6.5) is flagged.
+TEST(Drift, AFallWithinCountingNoiseIsNotFlagged) {
+  std::vector<WindowFigures> w;
+  for (double r : {32.0, 30.0, 31.0, 28.0, 26.0, 29.0}) w.push_back(window(r, 0.1, 2.0, static_cast<std::uint64_t>(r)));
+  const DriftReport r = detect_drift(w, {});
+  EXPECT_EQ(find(r, "throughput decay"), nullptr);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_THAT(r.notes[0], HasSubstr("median 27.5 req/s over the last 2 windows vs 31 req/s over the first 2 (-11.3%"));
+  EXPECT_THAT(r.notes[0], HasSubstr("55 vs 62 requests is within counting noise (0.6 standard deviations, 3 needed)"));
+
+  const DriftReport long_windows = detect_drift(throughputs({32, 30, 31, 28, 26, 29}), {});
+  const DriftFinding* f = find(long_windows, "throughput decay");
+  ASSERT_NE(f, nullptr);
+  EXPECT_THAT(f->detail, HasSubstr("5500 vs 6200 requests, 6.5 standard deviations of counting noise"));
 }
 
 TEST(Drift, MediansIgnoreOneOddWindow) {
