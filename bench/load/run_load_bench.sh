@@ -44,7 +44,11 @@ print(json.dumps({"client": "perfhound", "workload": sys.argv[1], "status": r["s
   "requests_per_s": s["throughput"]["requests_per_s"], "chunks_per_s": chunks / s["window"]["duration_s"],
   "ttft_p50_s": lat["ttft"]["p50_s"], "ttft_p99_s": lat["ttft"]["p99_s"],
   "schedule_lag_p99_s": s["schedule_lag"].get("p99_s"), "dispatch_lag_p99_s": c["dispatch_lag"].get("p99_s"),
-  "emit_to_receive_p99_s": c["emit_to_receive"].get("p99_s"), "receive_backlog_p99_s": c["receive_backlog"].get("p99_s"),
+  "dispatch_lag_p50_s": c["dispatch_lag"].get("p50_s"), "itl_p50_s": s["itl"].get("p50_s"),
+  "emit_to_receive_p50_s": c["emit_to_receive"].get("p50_s"), "emit_to_receive_p99_s": c["emit_to_receive"].get("p99_s"),
+  "receive_backlog_p50_s": c["receive_backlog"].get("p50_s"), "receive_backlog_p99_s": c["receive_backlog"].get("p99_s"),
+  "kernel_stamped_reads": c["receive_timestamps"]["kernel_stamped_reads"],
+  "unstamped_reads": c["receive_timestamps"]["unstamped_reads"], "loop_lag_p99_s": c["loop_lag"].get("p99_s"),
   "cpu_s": c["cpu_s"], "cpu_ratio": c["cpu_ratio"]}))' "$name"
 }
 py() {
@@ -60,8 +64,9 @@ for _ in $(seq "$runs"); do
   py short --concurrency 64 --requests 5000 --input-tokens 64 --max-tokens 1 --seed 1
   ph open1000 --rate 1000 --requests 5000 --input-len 64 --output-len 16
   py open1000 --rate 1000 --requests 5000 --input-tokens 64 --max-tokens 16 --seed 1
+  # perfhound alone (the Python client is not run at 1,000 streams): the added timestamp error, each round
+  url=$paced_url ph streams1000_paced --concurrency 1000 --requests 3000 --input-len 16 --output-len 64
 done
-# perfhound alone: 1,000 and 10,000 concurrent streams (the Python client is not run at these).
-url=$paced_url ph streams1000_paced --concurrency 1000 --requests 3000 --input-len 16 --output-len 64
+# perfhound alone, once: 1,000 and 10,000 concurrent streams as fast as the server goes.
 ph streams1000 --concurrency 1000 --requests 5000 --input-len 16 --output-len 64
 ph streams10000 --concurrency 10000 --requests 20000 --input-len 16 --output-len 32
