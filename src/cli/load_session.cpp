@@ -564,7 +564,7 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   }
   if (f.confidence && s->slo.empty()) return core::Error{"--confidence: needs --slo (the bound is about an SLO term)"};
   if (!f.compat.empty()) {
-    PH_ASSIGN_OR_RETURN(s->compat, load::parse_compat_tool(f.compat).with_context("--compat"));
+    PH_ASSIGN_OR_RETURN(s->compat, load::parse_compat_tool(f.compat));  // its error names --compat
   }
   if (!f.shard.empty()) {
     if (mpi::active()) return core::Error{"--shard: under mpirun each rank's shard is its rank; drop --shard"};

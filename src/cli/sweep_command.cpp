@@ -12,6 +12,7 @@
 #include "cli/output.h"
 #include "core/units.h"
 #include "core/text_file.h"
+#include "load/slo.h"
 #include "load/sweep_analysis.h"
 #include "report/json_document.h"
 #include "mpi/mpi_world.h"
@@ -387,9 +388,18 @@ class SweepCommand final : public Command {
 
   std::string render_summary(const nlohmann::ordered_json& sweep) const {
     const auto& r = sweep["result"];
+    std::string slo;
+    if (!r["slo"].is_null()) {
+      slo = fmt::format(", SLO {}", flags_.slo);
+      // At --sim-time-scale K the terms were judged divided by K (load_session.cpp): say so beside them.
+      const auto as_written = load::parse_slo(flags_.slo);
+      if (as_written.ok() && as_written->to_string() != session_->slo().to_string()) {
+        slo += fmt::format(" (judged at wall clock: {})", session_->slo().to_string());
+      }
+    }
     std::string out = fmt::format("\nperfhound sweep: {} of {} points{}; latency = p95 {}{}\n", done_.size(),
                                   r.value("planned_points", 0), r.value("partial", false) ? " (partial: interrupted)" : "",
-                                  latency_metric_, r["slo"].is_null() ? "" : fmt::format(", SLO {}", flags_.slo));
+                                  latency_metric_, slo);
     report::TableWriter table({{"load", report::Align::kLeft}, {"status", report::Align::kLeft}, {"req/s"}, {"out tok/s"},
                                {"goodput/s"}, {"TTFT p50"}, {"TTFT p95"}, {"TTFT p99"}, {"TPOT p50"}, {"TPOT p95"},
                                {"TPOT p99"}, {"ITL p95"}, {"E2E p95"}, {"E2E p99"}, {"errors"}, {"SLO", report::Align::kLeft}});

@@ -7,7 +7,8 @@
 
 namespace perfhound::core {
 
-// The file's bytes; the error is "cannot open '<path>': no such file or not readable".
+// The file's bytes; the error is "cannot open '<path>': no such file or not readable", or "'<path>' is a folder,
+// not a file".
 Result<std::string> read_text_file(const std::string& path);
 
 }  // namespace perfhound::core

@@ -175,6 +175,11 @@ TEST(CliStats, BadInputIsOneLineExitTwo) {
   r = run({"stats", temp_file("o2.txt", "1\n2\n"), "-o", "/nonexistent/dir/out.json"});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("--output: no folder '/nonexistent/dir'"));
+  // A folder where a file belongs read as an empty file ("not JSON: line 1, column 1").
+  const std::string folder = std::filesystem::temp_directory_path().string();
+  r = run({"report", folder});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("'" + folder + "' is a folder, not a file"));
 }
 
 }  // namespace

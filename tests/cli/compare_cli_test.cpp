@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -459,7 +460,23 @@ TEST_F(CompareCli, BadInputIsOneLineAndExitTwo) {
   std::ofstream(path("stats.json")) << Json{{"schema_version", 1}, {"kind", "perfhound.stats"},
                                             {"conditions", conditions({})}, {"result", {{"count", 1}}}}
                                            .dump();
+  // Damaged load documents, each compared with exit 0 before a review (no summary: "n/a" rows; a negative rate:
+  // "-100.2%"; a text percentile: ignored).
+  const auto damaged = [&](const std::string& stem, const std::function<void(Json&)>& damage) {
+    std::ifstream in(path("a.json"));
+    Json doc = Json::parse(in);
+    damage(doc);
+    std::ofstream(path(stem + ".json")) << doc.dump();
+  };
+  damaged("no_summary", [](Json& d) { d["result"].erase("summary"); });
+  damaged("negative", [](Json& d) { d["result"]["summary"]["throughput"]["requests_per_s"] = -5; });
+  damaged("text", [](Json& d) { d["result"]["summary"]["latency"]["from_sent"]["ttft"]["p50_s"] = "fast"; });
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"compare", path("a.json"), path("no_summary.json")}, "no_summary.json': a perfhound.load document without result.summary"},
+      {{"compare", path("a.json"), path("negative.json")},
+       "negative.json': result.summary.throughput.requests_per_s is not a number of 0 or more: -5"},
+      {{"compare", path("a.json"), path("text.json")},
+       "text.json': result.summary.latency.from_sent.ttft.p50_s is not a number of 0 or more: \"fast\""},
       {{"compare", path("a.json")}, "in pairs"},
       {{"compare", path("a.json"), path("a.json"), path("a.json")}, "got 3 files"},
       {{"compare", path("a.json"), path("missing.json")}, "missing.json': no such file or not readable"},

@@ -309,7 +309,8 @@ TEST(LoadCli, BadInputIsOneLineAndExitTwo) {
       {{"load", "--input-len", "normal:5"}, "--input-len"},
       {{"load", "--slo", "ttft=fast"}, "--slo"},
       {{"load", "--warmup", "5q"}, "--warmup"},
-      {{"load", "--compat", "locust"}, "--compat"},
+      {{"load", "--compat", "locust"}, "load: --compat: unknown tool 'locust'"},  // the flag named once
+      {{"load", "--url", "http://127.0.0.1:1/foo/v1/", "--requests", "1"}, "GET http://127.0.0.1:1/foo/v1/models failed"},
       {{"load", "--extra-body", "[1]"}, "--extra-body"},
       {{"load", "--header", "NoColon"}, "--header"},
       {{"load", "--api-key-env", "PERFHOUND_TEST_SURELY_UNSET_VARIABLE"}, "is not set"},
