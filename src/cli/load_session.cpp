@@ -899,12 +899,15 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   load::ValidityInputs vin;
   vin.open_loop = open_loop;
   vin.dispatch_lag_p99_s = p99_s(health.dispatch_lag_ns);
+  vin.dispatch_lag_samples = static_cast<std::uint64_t>(health.dispatch_lag_ns.total_count());
   vin.loop_lag_p99_s = p99_s(health.loop_lag_ns);
+  vin.loop_lag_samples = static_cast<std::uint64_t>(health.loop_lag_ns.total_count());
   const std::int64_t reads = health.receive.stamped_reads + health.receive.unstamped_reads;
   vin.stamped_read_share = reads > 0 ? static_cast<double>(health.receive.stamped_reads) / static_cast<double>(reads) : 0.0;
   vin.client_cpu_ratio = health.cpu_ratio;
   vin.emit_delay_measured = health.emit_delay_ns.total_count() > 0;
   vin.emit_delay_p99_s = p99_s(health.emit_delay_ns);
+  vin.emit_delay_samples = static_cast<std::uint64_t>(health.emit_delay_ns.total_count());
   vin.ttft_p50_s = summary.latencies(start).ttft_s.p50;
   vin.completed = summary.completed;
   const load::Validity validity = load::evaluate_validity(vin);

@@ -25,11 +25,20 @@ Validity evaluate_validity(const ValidityInputs& in) {
   };
   const double share = std::isfinite(in.ttft_p50_s) ? kMaxClientDelayShareOfTtft * in.ttft_p50_s : 0.0;
   const auto limit = [&](double floor) { return std::max(floor, share); };
+  // A lag's p99 from too few samples is their largest: said, not disqualifying.
+  const auto over = [&](std::string_view what, double p99_s, std::uint64_t samples, double floor) {
+    const std::string text = fmt::format("{} p99 {} > {}", what, duration(p99_s), duration(limit(floor)));
+    if (samples >= kMinLagSamples) return client_limited("client-limited: " + text);
+    v.warnings.push_back({fmt::format("{}, but from {} samples (the largest of them): too few to call the client "
+                                      "limited", text, samples),
+                          "run longer to judge the client's tail"});
+  };
   if (in.open_loop && in.dispatch_lag_p99_s > limit(kMaxDispatchLagP99S)) {
-    client_limited(fmt::format("client-limited: dispatch lag p99 {} > {}", duration(in.dispatch_lag_p99_s),
-                               duration(limit(kMaxDispatchLagP99S))));
+    over("dispatch lag", in.dispatch_lag_p99_s, in.dispatch_lag_samples, kMaxDispatchLagP99S);
   }
-  if (in.loop_lag_p99_s > limit(kMaxLoopLagP99S)) {
+  if (in.loop_lag_p99_s > limit(kMaxLoopLagP99S) && in.loop_lag_samples < kMinLagSamples) {
+    over("event-loop lag", in.loop_lag_p99_s, in.loop_lag_samples, kMaxLoopLagP99S);
+  } else if (in.loop_lag_p99_s > limit(kMaxLoopLagP99S)) {
     if (in.stamped_read_share >= kMinStampedReadShare) {
       v.warnings.push_back({fmt::format("event-loop lag p99 {} > {}, with {} of the reads stamped by the kernel",
                                         duration(in.loop_lag_p99_s), duration(limit(kMaxLoopLagP99S)),
@@ -45,8 +54,7 @@ Validity evaluate_validity(const ValidityInputs& in) {
                                core::format_percent(in.client_cpu_ratio), core::format_percent(kMaxClientCpuRatio)));
   }
   if (in.emit_delay_measured && in.emit_delay_p99_s > limit(kMaxEmitDelayP99S)) {
-    client_limited(fmt::format("client-limited: server emit -> client receive p99 {} > {}",
-                               duration(in.emit_delay_p99_s), duration(limit(kMaxEmitDelayP99S))));
+    over("server emit -> client receive", in.emit_delay_p99_s, in.emit_delay_samples, kMaxEmitDelayP99S);
   }
   if (in.completed == 0) {
     v.valid = false;

@@ -53,6 +53,31 @@ TEST(Validity, EachClientLimitMakesTheRunInvalidWithItsNumbers) {
   EXPECT_THAT(evaluate_validity(in).reasons.at(0).what, HasSubstr("emit -> client receive"));
 }
 
+// A review's 2 s run: one 1.54 ms dispatch among 38 made it INVALID. Under 100 samples the "p99" is the largest
+// of them: a warning that says so. From 100 samples on it disqualifies, as before.
+TEST(Validity, ALagFromTooFewSamplesIsAWarning) {
+  ValidityInputs in = healthy();
+  in.dispatch_lag_p99_s = 1.54e-3;
+  in.dispatch_lag_samples = 38;
+  Validity v = evaluate_validity(in);
+  EXPECT_TRUE(v.valid);
+  EXPECT_FALSE(v.client_limited);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_THAT(v.warnings[0].what, HasSubstr("dispatch lag p99 1.54 ms > 1.00 ms, but from 38 samples (the largest of "
+                                            "them): too few to call the client limited"));
+  in.dispatch_lag_samples = 100;
+  v = evaluate_validity(in);
+  EXPECT_FALSE(v.valid);
+  EXPECT_THAT(v.reasons.at(0).what, HasSubstr("client-limited: dispatch lag p99 1.54 ms > 1.00 ms"));
+
+  in = healthy();
+  in.emit_delay_p99_s = 2e-3;
+  in.emit_delay_samples = 99;
+  EXPECT_TRUE(evaluate_validity(in).valid);
+  in.emit_delay_samples = 100;
+  EXPECT_FALSE(evaluate_validity(in).valid);
+}
+
 TEST(Validity, TheLimitsGrowToATenthOfTheMedianTtft) {
   ValidityInputs in = healthy();
   in.ttft_p50_s = 0.5;             // limit(1 ms) = 50 ms, limit(5 ms) = 50 ms
