@@ -26,7 +26,10 @@ std::string_view severity_name(Severity s) {
 }
 
 std::string format_diagnostic(const Diagnostic& d) {
-  return fmt::format("{} [{}]: {}. Remedy: {}.\n", severity_name(d.kind->severity), d.kind->id, d.message,
+  // A message quoted from another tool (ncu's "==WARNING== ... may be inconsistent.") brings its own full stop.
+  std::string_view message = d.message;
+  while (message.ends_with('.')) message.remove_suffix(1);
+  return fmt::format("{} [{}]: {}. Remedy: {}.\n", severity_name(d.kind->severity), d.kind->id, message,
                      d.kind->remedy);
 }
 

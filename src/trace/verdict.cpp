@@ -146,7 +146,7 @@ void kernel_bound(Verdict& v, const DeviceUtilization& d, const KernelBreakdown&
   v.kind = BottleneckKind::kKernelBound;
   v.bottleneck_class = "compute or bandwidth";
   const std::string name = k.top.empty() ? std::string("(none)") : k.top.front().short_name;
-  v.summary = fmt::format("GPU-bound: the GPU is busy {} of its active span; profile the dominant kernel with ncu: "
+  v.summary = fmt::format("kernel-bound: the GPU is busy {} of its active span; profile the dominant kernel with ncu: "
                           "{}, {} of kernel time",
                           format_percent(d.active_busy_ratio), name, format_percent(v.dominant_kernel_share));
   v.next_steps.push_back(fmt::format(

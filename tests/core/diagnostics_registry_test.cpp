@@ -39,5 +39,15 @@ TEST(DiagnosticsRegistry, EveryDeclaredKindIsListedAndDocumented) {
   }
 }
 
+// One line, one full stop before "Remedy", even when the message is another tool's sentence (ncu's warnings end
+// in '.': "may be inconsistent.. Remedy" before).
+TEST(DiagnosticsFormat, OneLineOneFullStop) {
+  EXPECT_EQ(format_diagnostic({&kUnlockedClocks, "ncu said: clocks may be inconsistent."}),
+            "warning [unlocked-clocks]: ncu said: clocks may be inconsistent. Remedy: " + std::string(kUnlockedClocks.remedy) + ".\n");
+  EXPECT_EQ(format_diagnostic({&kFewSamplesForTail, "p99 from 8 completed requests"}),
+            "warning [few-samples-for-tail]: p99 from 8 completed requests. Remedy: " +
+                std::string(kFewSamplesForTail.remedy) + ".\n");
+}
+
 }  // namespace
 }  // namespace perfhound::core

@@ -373,7 +373,7 @@ TEST(VerdictKernelBound, BusyGpuNamesTheDominantKernelAndFusionForMemoryBoundFam
   EXPECT_EQ(v.kind, BottleneckKind::kKernelBound);
   EXPECT_EQ(v.bottleneck_class, "compute or bandwidth");
   EXPECT_EQ(v.summary,
-            "GPU-bound: the GPU is busy 100.0% of its active span; profile the dominant kernel with ncu: "
+            "kernel-bound: the GPU is busy 100.0% of its active span; profile the dominant kernel with ncu: "
             "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT, 70.0% of kernel time");
   EXPECT_EQ(v.dominant_kernel, kNvjet);
   EXPECT_DOUBLE_EQ(v.dominant_kernel_share, 0.7);
@@ -601,7 +601,7 @@ TEST(VerdictJson, FieldsInOrder) {
   EXPECT_EQ(j["bottleneck"], "kernel-bound");
   EXPECT_EQ(j["class"], "compute or bandwidth");
   EXPECT_EQ(j["summary"],
-            "GPU-bound: the GPU is busy 100.0% of its active span; profile the dominant kernel with ncu: "
+            "kernel-bound: the GPU is busy 100.0% of its active span; profile the dominant kernel with ncu: "
             "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT, 70.0% of kernel time");
   EXPECT_EQ(j["device"], 0);
   ASSERT_EQ(j["evidence"].size(), 2u);
