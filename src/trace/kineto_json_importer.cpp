@@ -487,7 +487,18 @@ class KinetoReader {
       begin -= last_shift_;
       scanned -= last_shift_;
       complete_end -= last_shift_;
-      if (!more) return truncated(fmt::format("traceEvents, after {} events", timeline_.stats.events_read));
+      if (!more) {
+        // A complete file with one quote missing reads the same as a cut one: the rest of it becomes one string.
+        // Where the unfinished event starts tells them apart.
+        std::size_t start = begin;
+        while (start < end_ && buffer_[start] != '{') ++start;
+        return truncated(fmt::format("traceEvents, after {} events{}", timeline_.stats.events_read,
+                                     start < end_ ? fmt::format("; the event from byte {} never closes{}", offset_of(start),
+                                                                state.in_string ? " and the file ends inside a string "
+                                                                                  "(a closing quote missing in it?)"
+                                                                                : "")
+                                                  : ""));
+      }
     }
   }
 

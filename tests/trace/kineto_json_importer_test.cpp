@@ -357,6 +357,17 @@ TEST(KinetoImporterErrors, TruncatedJsonNamesTheFileAndOffset) {
   EXPECT_THAT(message, HasSubstr("inside traceEvents"));
 }
 
+// A complete file with one closing quote missing read as "truncated" at its last byte: the rest of the file
+// became one string. The message now names where the unfinished event starts (a review's case).
+TEST(KinetoImporterErrors, AMissingQuoteNamesTheEventThatNeverCloses) {
+  const std::string text = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1},)"
+                           R"( {"ph": "X", "cat": "kernel", "name": "k2, "ts": 2, "dur": 1}]})";
+  const std::string path = write_temp("missing_quote.json", text);
+  const std::size_t second = text.find("{\"ph\"", 20);
+  EXPECT_THAT(import_error(path), HasSubstr(fmt::format("after 1 events; the event from byte {} never closes and the "
+                                                        "file ends inside a string", second)));
+}
+
 TEST(KinetoImporterErrors, TruncatedGzip) {
   const std::string compressed = gzip(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1}]})");
   const std::string path = write_temp("cut.json.gz", compressed.substr(0, compressed.size() - 12));
