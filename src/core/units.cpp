@@ -97,6 +97,9 @@ std::string format_percent(double ratio) {
 
 std::string format_number(double value) {
   if (std::isnan(value)) return "n/a";
+  // From 1000 up to a billion, whole digits ("8643", "51400"): "8.64e+03" is hard to read and a count loses
+  // its last digits.
+  if (std::abs(value) >= 999.5 && std::abs(value) < 1e9) return fmt::format("{:.0f}", value);
   return fmt::format("{:.3g}", value);
 }
 

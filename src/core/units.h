@@ -29,7 +29,7 @@ std::string format_duration_ns(double ns);                  // 1234567 -> "1.23 
 std::string format_si(double value, std::string_view unit);  // (4.06e12, "B/s") -> "4.06 TB/s"
 std::string format_bytes(double bytes);                      // binary prefixes for sizes: 268435456 -> "256 MiB"
 std::string format_percent(double ratio);                    // 0.4213 -> "42.1%"
-std::string format_number(double value);                     // three significant digits, no unit: "0.0123"
+std::string format_number(double value);  // three significant digits, no unit: "0.0123"; whole from 1000 to 1e9: "8643"
 
 // "50", "1.5k", "2M", "3e3" -> a plain number (SI prefixes k, M, G, T, decimal). Errors quote the text.
 Result<double> parse_si_number(std::string_view text);

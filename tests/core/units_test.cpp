@@ -49,6 +49,29 @@ TEST(FormatPercent, OneOrTwoDecimals) {
   EXPECT_EQ(format_percent(0.00123), "0.12%");
 }
 
+// Three significant digits below 1000; whole digits from there to a billion (a token total of 51,400 printed as
+// 5.14e+04 in the --compat view lost its last digits); the exponent again beyond.
+TEST(FormatNumber, ThreeDigitsThenWholeNumbers) {
+  EXPECT_EQ(format_number(0.012345), "0.0123");
+  EXPECT_EQ(format_number(7.4812), "7.48");
+  EXPECT_EQ(format_number(999.4), "999");
+  EXPECT_EQ(format_number(8643.21), "8643");
+  EXPECT_EQ(format_number(51400), "51400");
+  EXPECT_EQ(format_number(-2048), "-2048");
+  EXPECT_EQ(format_number(2.5e9), "2.5e+09");
+  EXPECT_EQ(format_number(std::nan("")), "n/a");
+}
+
+// parse_duration_with_unit_ns: a bare number is refused (mfu --tpot 12, roofline --time 1), the rest as
+// parse_duration_ns.
+TEST(ParseDuration, WithUnitRefusesABareNumber) {
+  EXPECT_EQ(parse_duration_with_unit_ns("300").error().message, "'300' has no unit (write e.g. 300ms or 300s)");
+  EXPECT_EQ(parse_duration_with_unit_ns("1.").error().message, "'1.' has no unit (write e.g. 1.ms or 1.s)");
+  EXPECT_EQ(*parse_duration_with_unit_ns("300us"), 300'000);
+  EXPECT_EQ(*parse_duration_with_unit_ns("1.5s"), 1'500'000'000);
+  EXPECT_FALSE(parse_duration_with_unit_ns("soon").ok());
+}
+
 TEST(ParseSiNumber, SuffixesAndErrors) {
   EXPECT_DOUBLE_EQ(parse_si_number("50").value(), 50);
   EXPECT_DOUBLE_EQ(parse_si_number("1.5k").value(), 1500);
