@@ -782,7 +782,8 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
     // The runner asks for arrivals 0, 1, 2, ... in order: a cursor walks the process in O(1) each.
     cursor = load::make_open_loop_cursor(*schedule);
     plan.intended_ns = [&cursor](std::uint64_t) { return cursor->next()->intended_ns; };
-    load_description = fmt::format("open loop, {} req/s {}", *level.rate, f.arrival);
+    // Six digits: sweep --rate auto's rates read 1025.37, not 1025.3694976108707
+    load_description = fmt::format("open loop, {:.6g} req/s {}", *level.rate, f.arrival);
     if (process == load::ArrivalProcess::kGamma) load_description += fmt::format(" (burstiness {})", f.burstiness);
     if (f.max_concurrency > 0) load_description += fmt::format(", max concurrency {}", f.max_concurrency);
   } else if (replay && !level.concurrency) {
