@@ -2,13 +2,13 @@
 // "cudaMalloc: out of memory". Internal to src/cuda.
 #pragma once
 
-#include <cublasLt.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
 #include <string>
 
 #include "core/result.h"
+#include "cuda/cublaslt_library.h"
 
 namespace perfhound::cuda {
 

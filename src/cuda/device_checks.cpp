@@ -111,6 +111,7 @@ core::Result<SmallGemm> run_small_gemm(int device, GemmDtype dtype, int m, int n
   PH_CUDA_TRY(launch_fill_uniform(a.get(), count(k, m), fill_type(dtype), 1, nullptr));
   PH_CUDA_TRY(launch_fill_uniform(b.get(), count(k, n), fill_type(dtype), 2, nullptr));
   cublasLtHandle_t handle = nullptr;
+  PH_TRY(cublaslt_available());
   PH_CUBLAS_TRY(cublasLtCreate(&handle));
   auto gemm = LtGemm::create(handle, dtype, m, n, k, a.get(), b.get(), d.get(), workspace.get(),
                              static_cast<const float*>(scale.get()));

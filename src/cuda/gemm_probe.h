@@ -3,11 +3,11 @@
 // used for every precision so the figures are comparable. Internal to src/cuda (CUDA types).
 #pragma once
 
-#include <cublasLt.h>
 #include <cuda_runtime_api.h>
 #include <memory>
 
 #include "core/result.h"
+#include "cuda/cublaslt_library.h"
 #include "cuda/gemm_dtype.h"
 
 namespace perfhound::cuda {

@@ -121,7 +121,7 @@ class Probe {
     d.pci_bus_id = bus;
     PH_CUDA_TRY(cudaDriverGetVersion(&d.driver_version));
     PH_CUDA_TRY(cudaRuntimeGetVersion(&d.runtime_version));
-    d.cublas_version = static_cast<std::int64_t>(cublasLtGetVersion());
+    if (cublaslt_available().ok()) d.cublas_version = static_cast<std::int64_t>(cublasLtGetVersion());
     return core::Status::success();
   }
 
@@ -285,9 +285,14 @@ class Probe {
   }
 
   core::Status gemm_figures() {
+    // Without cuBLASLt (opened now, not linked: cublaslt_library.h) each GEMM figure is unsupported, with the
+    // loader's reason; the other figures stand.
+    const core::Status library = cublaslt_available();
     cublasLtHandle_t handle = nullptr;
-    PH_CUBLAS_TRY(cublasLtCreate(&handle));
-    const std::unique_ptr<cublasLtContext, cublasStatus_t (*)(cublasLtHandle_t)> owner(handle, cublasLtDestroy);
+    if (library.ok()) PH_CUBLAS_TRY(cublasLtCreate(&handle));
+    const std::unique_ptr<cublasLtContext, void (*)(cublasLtHandle_t)> owner(handle, [](cublasLtHandle_t h) {
+      if (h != nullptr) static_cast<void>(cublasLtDestroy(h));
+    });
     const int n = result_.settings.gemm_size;
     const std::size_t elements = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
     const DeviceInfo& d = result_.device;
@@ -299,6 +304,10 @@ class Probe {
                       dtype == GemmDtype::kFp8E4m3  ? "e4m3 inputs, unit scales, fast accumulation, bf16 output"
                       : dtype == GemmDtype::kTf32   ? "fp32 storage, TF32 tensor-core math"
                                                     : name + " in and out, fp32 accumulation");
+      if (!library.ok()) {
+        add_unsupported(key, label, "FLOP/s", method, library.error().message);
+        continue;
+      }
       if (dtype == GemmDtype::kFp8E4m3 && (d.cc_major * 10 + d.cc_minor) < 89) {
         add_unsupported(key, label, "FLOP/s", method,
                         fmt::format("fp8 needs compute capability 8.9 or newer (this GPU is {}.{})", d.cc_major, d.cc_minor));
