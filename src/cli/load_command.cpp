@@ -7,6 +7,7 @@
 
 #include "cli/load_session.h"
 #include "cli/output.h"
+#include "mpi/mpi_world.h"
 
 namespace perfhound::cli {
 namespace {
@@ -36,6 +37,8 @@ class LoadCommand final : public Command {
 
   core::Result<int> run(const Context& context) override {
     if (concurrency_ && rate_) return core::Error{"--concurrency and --rate: give one (closed or open loop), not both"};
+    // Under mpirun only rank 0 writes, and a folder on its host alone is fine: the write says so if not.
+    if (!mpi::active()) PH_TRY(check_output_folder(output_));
     PH_ASSIGN_OR_RETURN(const auto session, LoadSession::open("load", flags_, context));
     const bool show_progress = !quiet_ && !output_.json && isatty(STDERR_FILENO) == 1;
     PH_ASSIGN_OR_RETURN(const LoadRun run, session->run(LoadLevel{concurrency_, rate_}, records_, *context.err, show_progress));

@@ -840,7 +840,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
            : load::kDefaultMaxWindows;
   load::WindowSeries windows(start, s.window_ns, max_windows, /*fixed=*/soak);
   CommandSink sink(tracker, windows, writer ? &*writer : nullptr, gates, start, show_progress ? &err : nullptr,
-                   plan.measured_requests.value_or(0) + s.warmup_requests);
+                   plan.measured_requests.value_or(0) + plan.warmup_requests);
   const load::ClientOptions& client = s.client;
   err << fmt::format("perfhound {}: {} -> {} ({}), model '{}'\n", s.command, load_description, client.url.text,
                      load::api_endpoint_name(s.endpoint), client.request.model);
@@ -897,18 +897,26 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   const auto p99_s = [](const core::LogHistogram& h) {
     return h.total_count() > 0 ? static_cast<double>(h.value_at_percentile(99)) / 1e9 : 0.0;
   };
+  // The second largest sample: the nearest rank n - 1 of n
+  const auto second_s = [](const core::LogHistogram& h) {
+    const auto n = static_cast<double>(h.total_count());
+    return n >= 2 ? static_cast<double>(h.value_at_percentile(100.0 * (n - 1.5) / n)) / 1e9 : 0.0;
+  };
   load::ValidityInputs vin;
   vin.open_loop = open_loop;
   vin.dispatch_lag_p99_s = p99_s(health.dispatch_lag_ns);
   vin.dispatch_lag_samples = static_cast<std::uint64_t>(health.dispatch_lag_ns.total_count());
+  vin.dispatch_lag_second_s = second_s(health.dispatch_lag_ns);
   vin.loop_lag_p99_s = p99_s(health.loop_lag_ns);
   vin.loop_lag_samples = static_cast<std::uint64_t>(health.loop_lag_ns.total_count());
+  vin.loop_lag_second_s = second_s(health.loop_lag_ns);
   const std::int64_t reads = health.receive.stamped_reads + health.receive.unstamped_reads;
   vin.stamped_read_share = reads > 0 ? static_cast<double>(health.receive.stamped_reads) / static_cast<double>(reads) : 0.0;
   vin.client_cpu_ratio = health.cpu_ratio;
   vin.emit_delay_measured = health.emit_delay_ns.total_count() > 0;
   vin.emit_delay_p99_s = p99_s(health.emit_delay_ns);
   vin.emit_delay_samples = static_cast<std::uint64_t>(health.emit_delay_ns.total_count());
+  vin.emit_delay_second_s = second_s(health.emit_delay_ns);
   vin.ttft_p50_s = summary.latencies(start).ttft_s.p50;
   vin.completed = summary.completed;
   const load::Validity validity = load::evaluate_validity(vin);
@@ -932,6 +940,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
     }
   }
   for (const auto& w : validity.warnings) diagnostics.push_back({&core::kClientBusy, w.what});
+  for (const auto& w : validity.few_sample_warnings) diagnostics.push_back({&core::kFewSamplesForTail, w.what});
   if (summary.failed > 0) {
     diagnostics.push_back({&core::kRequestsFailed, fmt::format("{} of {} measured requests failed", summary.failed,
                                                                summary.completed + summary.failed)});
@@ -957,8 +966,9 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
                                                             plan.warmup_requests, slots,
                                                             std::min(slots - plan.warmup_requests, measured))});
     }
-    // The summary covers the whole load (every rank's, merged), so against the whole concurrency
-    const auto all_slots = static_cast<std::uint64_t>(level.concurrency.value_or(1));
+    // Under mpirun the summary covers every rank's requests (merged): against the whole concurrency. A --shard
+    // run's covers its own share: against its share of the slots.
+    const auto all_slots = s.ranks ? static_cast<std::uint64_t>(level.concurrency.value_or(1)) : slots;
     if (measured > 0 && measured < all_slots) {
       diagnostics.push_back({&core::kConcurrencyNotReached,
                              fmt::format("{} measured requests for {} slots: at most {} were in flight, not {}",

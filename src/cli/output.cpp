@@ -9,16 +9,26 @@ namespace perfhound::cli {
 
 void add_output_flags(CLI::App& app, OutputOptions& options) {
   app.add_flag("--json", options.json, "Print the result as a versioned JSON document on stdout instead of a table");
-  // Checked as the flags are read, before anything is measured: a long load or sweep must not end in "cannot
-  // write" with its result lost, and a folder given as -o is said as such.
+  // What the name itself says is checked as the flags are read: empty, or a folder. Whether its folder exists
+  // and is writable is checked by the command before it measures (check_output_folder): sweep makes its --out
+  // folder first, and under mpirun only rank 0 writes.
   app.add_option("-o,--output", options.output_path, "Also write the JSON document to this file")
       ->check(CLI::Validator(
           [](std::string& text) {
+            if (text.empty()) return std::string("give a file name, not ''");
             const core::Status s = core::check_output_file("-o", text, "result.json");
             // CLI11 puts "--output: " in front itself
-            return s.ok() ? std::string() : s.error().message.substr(std::string_view("-o: ").size());
+            if (!s.ok() && s.error().message.find("is a folder") != std::string::npos) {
+              return s.error().message.substr(std::string_view("-o: ").size());
+            }
+            return std::string();
           },
           "FILE"));
+}
+
+core::Status check_output_folder(const OutputOptions& options) {
+  if (options.output_path.empty()) return {};
+  return core::check_output_file("-o", options.output_path, "result.json");
 }
 
 CLI::Validator a_file_name() {

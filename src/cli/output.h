@@ -21,6 +21,9 @@ struct OutputOptions {
 };
 
 void add_output_flags(CLI::App& app, OutputOptions& options);
+// -o's folder exists and is writable: called before a long measurement, so that it does not end in "cannot
+// write" with its result lost ("-o: no folder 'x'").
+core::Status check_output_folder(const OutputOptions& options);
 // A file-name flag given as '' is an error ("-o: give a file name, not ''"), not the flag left out.
 CLI::Validator a_file_name();
 

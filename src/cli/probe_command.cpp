@@ -88,6 +88,7 @@ class ProbeCommand final : public Command {
       PH_ASSIGN_OR_RETURN(base, base_chip_json(base_));
     }
     // The files are written after minutes of measuring: a folder that is not there is said now, not then.
+    PH_TRY(check_output_folder(output_));
     if (!catalogue_out_.empty()) PH_TRY(core::check_output_file("--catalogue-out", catalogue_out_, "chip.json"));
     if (!output_.output_path.empty() && !catalogue_out_.empty() && same_file(output_.output_path, catalogue_out_)) {
       return core::Error{fmt::format("--catalogue-out: '{}' is -o's file too: the chip file and the probe's document "

@@ -182,6 +182,7 @@ class SweepCommand final : public Command {
     std::error_code ec;
     std::filesystem::create_directories(out_dir_, ec);
     if (ec) return core::Error{fmt::format("--out {}: cannot create the folder: {}", out_dir_, ec.message())};
+    if (!mpi::active()) PH_TRY(check_output_folder(output_));  // after --out exists: -o may be inside it
     if (!resume_ && std::filesystem::exists(sweep_path(), ec)) {
       return core::Error{fmt::format("--out {}: already holds a sweep (sweep.json); give --resume to continue it or "
                                      "another --out",

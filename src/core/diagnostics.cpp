@@ -28,7 +28,7 @@ std::string_view severity_name(Severity s) {
 std::string format_diagnostic(const Diagnostic& d) {
   // A message quoted from another tool (ncu's "==WARNING== ... may be inconsistent.") brings its own full stop.
   std::string_view message = d.message;
-  while (message.ends_with('.')) message.remove_suffix(1);
+  if (message.ends_with('.') && !message.ends_with("..")) message.remove_suffix(1);  // "..." stays
   return fmt::format("{} [{}]: {}. Remedy: {}.\n", severity_name(d.kind->severity), d.kind->id, message,
                      d.kind->remedy);
 }

@@ -137,6 +137,7 @@ Result<std::int64_t> parse_duration_ns(std::string_view text) {
 }
 
 Result<std::int64_t> parse_duration_with_unit_ns(std::string_view text) {
+  if (text == "0") return 0;  // zero is zero in any unit
   if (!text.empty() && (std::isdigit(static_cast<unsigned char>(text.back())) != 0 || text.back() == '.')) {
     return Error{fmt::format("'{}' has no unit (write e.g. {}ms or {}s)", text, text, text)};
   }

@@ -34,9 +34,24 @@ const Opened& opened() {
 
 }  // namespace
 
+// Every function the macros of cublaslt_library.h name: all must resolve, or a call would jump to null.
+constexpr const char* kFunctions[] = {
+    "cublasLtCreate", "cublasLtDestroy", "cublasLtGetVersion", "cublasLtGetStatusName", "cublasLtGetStatusString",
+    "cublasLtMatmul", "cublasLtMatmulDescCreate", "cublasLtMatmulDescDestroy", "cublasLtMatmulDescSetAttribute",
+    "cublasLtMatrixLayoutCreate", "cublasLtMatrixLayoutDestroy", "cublasLtMatmulPreferenceCreate",
+    "cublasLtMatmulPreferenceDestroy", "cublasLtMatmulPreferenceSetAttribute", "cublasLtMatmulAlgoGetHeuristic"};
+
 core::Status cublaslt_available() {
-  if (opened().handle != nullptr) return {};
-  return core::Error{opened().error + " (the GEMM figures need cuBLASLt, part of the CUDA toolkit)"};
+  if (opened().handle == nullptr) {
+    return core::Error{opened().error + " (the GEMM figures need cuBLASLt, part of the CUDA toolkit)"};
+  }
+  for (const char* name : kFunctions) {
+    if (dlsym(opened().handle, name) == nullptr) {
+      return core::Error{fmt::format("libcublasLt.so.{} has no {}: another version than the {} perfhound was built "
+                                     "against", CUBLAS_VER_MAJOR, name, CUBLAS_VER_MAJOR)};
+    }
+  }
+  return {};
 }
 
 void* cublaslt_symbol(const char* name) {

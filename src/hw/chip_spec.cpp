@@ -67,7 +67,7 @@ core::Result<ChipSpec> chip_spec_from_json(const Json& j, std::string_view sourc
   c.architecture = text(j, "architecture");
   c.compute_capability = text(j, "compute_capability");
   PH_ASSIGN_OR_RETURN(const std::int64_t sms, integer(j, "sm_count", source));
-  if (sms < 1 || sms > 1000000) return core::Error{fmt::format("chip '{}': 'sm_count' must be 1 or more, got {}", source, sms)};
+  if (sms < 1 || sms > 1000000) return core::Error{fmt::format("chip '{}': 'sm_count' must be 1 to 1000000, got {}", source, sms)};
   c.sm_count = static_cast<int>(sms);
   if (!j.contains("peak_flops") || !j["peak_flops"].is_object()) {
     return core::Error{fmt::format("chip '{}': missing object 'peak_flops'", source)};

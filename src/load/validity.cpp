@@ -25,19 +25,24 @@ Validity evaluate_validity(const ValidityInputs& in) {
   };
   const double share = std::isfinite(in.ttft_p50_s) ? kMaxClientDelayShareOfTtft * in.ttft_p50_s : 0.0;
   const auto limit = [&](double floor) { return std::max(floor, share); };
-  // A lag's p99 from too few samples is their largest: said, not disqualifying.
-  const auto over = [&](std::string_view what, double p99_s, std::uint64_t samples, double floor) {
+  // From too few samples a lag's p99 is their largest: one such sample over the limit is said, not disqualifying;
+  // two or more (the second largest over too) are a limited client.
+  const auto over = [&](std::string_view what, double p99_s, std::uint64_t samples, double second_s, double floor) {
     const std::string text = fmt::format("{} p99 {} > {}", what, duration(p99_s), duration(limit(floor)));
     if (samples >= kMinLagSamples) return client_limited("client-limited: " + text);
-    v.warnings.push_back({fmt::format("{}, but from {} samples (the largest of them): too few to call the client "
-                                      "limited", text, samples),
-                          "run longer to judge the client's tail"});
+    if (second_s > limit(floor)) {
+      return client_limited(fmt::format("client-limited: {} (from {} samples, the second largest {})", text, samples,
+                                        duration(second_s)));
+    }
+    v.few_sample_warnings.push_back({fmt::format("{}, but from {} samples only the largest is over: too few to call "
+                                                 "the client limited", text, samples),
+                                     "run longer to judge the client's tail"});
   };
   if (in.open_loop && in.dispatch_lag_p99_s > limit(kMaxDispatchLagP99S)) {
-    over("dispatch lag", in.dispatch_lag_p99_s, in.dispatch_lag_samples, kMaxDispatchLagP99S);
+    over("dispatch lag", in.dispatch_lag_p99_s, in.dispatch_lag_samples, in.dispatch_lag_second_s, kMaxDispatchLagP99S);
   }
   if (in.loop_lag_p99_s > limit(kMaxLoopLagP99S) && in.loop_lag_samples < kMinLagSamples) {
-    over("event-loop lag", in.loop_lag_p99_s, in.loop_lag_samples, kMaxLoopLagP99S);
+    over("event-loop lag", in.loop_lag_p99_s, in.loop_lag_samples, in.loop_lag_second_s, kMaxLoopLagP99S);
   } else if (in.loop_lag_p99_s > limit(kMaxLoopLagP99S)) {
     if (in.stamped_read_share >= kMinStampedReadShare) {
       v.warnings.push_back({fmt::format("event-loop lag p99 {} > {}, with {} of the reads stamped by the kernel",
@@ -54,7 +59,8 @@ Validity evaluate_validity(const ValidityInputs& in) {
                                core::format_percent(in.client_cpu_ratio), core::format_percent(kMaxClientCpuRatio)));
   }
   if (in.emit_delay_measured && in.emit_delay_p99_s > limit(kMaxEmitDelayP99S)) {
-    over("server emit -> client receive", in.emit_delay_p99_s, in.emit_delay_samples, kMaxEmitDelayP99S);
+    over("server emit -> client receive", in.emit_delay_p99_s, in.emit_delay_samples, in.emit_delay_second_s,
+         kMaxEmitDelayP99S);
   }
   if (in.completed == 0) {
     v.valid = false;

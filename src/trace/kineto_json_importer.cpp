@@ -694,8 +694,10 @@ class KinetoReader {
     }
     // Kernel names run to hundreds of characters (templates); the byte offset finds the event, the name's start
     // recognises it.
-    const std::string which = fmt::format("event {} ('{}', cat '{}')", timeline_.stats.events_read,
-                                          ev.name.size() > 60 ? fmt::format("{}...", ev.name.substr(0, 57)) : ev.name, ev.cat);
+    std::string shown(ev.name.substr(0, 60));
+    if (ev.name.size() > 60) shown.replace(57, 3, "...");
+    for (char& c : shown) c = (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;  // one line, whatever the name holds
+    const std::string which = fmt::format("event {} ('{}', cat '{}')", timeline_.stats.events_read, shown, ev.cat);
     if (!ev.problem.empty()) return error_at(at, fmt::format("{}: {}", which, ev.problem));
     if (!ev.ts_ns || !ev.dur_ns) return error_at(at, fmt::format("{} has no {}", which, ev.ts_ns ? "'dur'" : "'ts'"));
     if (*ev.dur_ns < 0) {

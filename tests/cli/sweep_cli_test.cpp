@@ -71,6 +71,17 @@ TEST_F(SweepCli, WritesEveryPointAndTheSweepInLoadOrder) {
   EXPECT_EQ(read("sweep.json")["result"]["points"].size(), 2u);
 }
 
+// -o inside the --out folder the sweep makes: checked after the folder exists (a check as the flags were read
+// refused it: "no folder"). A folder that cannot be made still stops the sweep before it measures.
+TEST_F(SweepCli, OutputInsideTheOutFolderItMakes) {
+  const CliRun r = run(args({"--concurrency", "1", "-o", (dir_ / "summary.json").string()}));
+  ASSERT_TRUE(r.code == 0) << r.err;
+  EXPECT_EQ(read("summary.json")["kind"], "perfhound.sweep");
+  const CliRun bad = run(args({"--concurrency", "1", "-o", "/nonexistent/dir/summary.json"}));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, ::testing::HasSubstr("-o: no folder '/nonexistent/dir'"));
+}
+
 TEST_F(SweepCli, ResumeKeepsCompletePointsAndRunsTheRest) {
   ASSERT_EQ(run(args({"--concurrency", "1,4"})).code, 0);
   const std::string kept_time = read("concurrency-1.json")["conditions"]["timestamp_utc"];

@@ -68,6 +68,7 @@ TEST(ParseDuration, WithUnitRefusesABareNumber) {
   EXPECT_EQ(parse_duration_with_unit_ns("300").error().message, "'300' has no unit (write e.g. 300ms or 300s)");
   EXPECT_EQ(parse_duration_with_unit_ns("1.").error().message, "'1.' has no unit (write e.g. 1.ms or 1.s)");
   EXPECT_EQ(*parse_duration_with_unit_ns("300us"), 300'000);
+  EXPECT_EQ(*parse_duration_with_unit_ns("0"), 0);
   EXPECT_EQ(*parse_duration_with_unit_ns("1.5s"), 1'500'000'000);
   EXPECT_FALSE(parse_duration_with_unit_ns("soon").ok());
 }

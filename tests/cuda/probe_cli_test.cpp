@@ -42,7 +42,7 @@ TEST(ProbeCli, NumberFlagsSayWhatTheyWant) {
 // Where the files go is checked before the minutes of measuring, not after them: with or without a GPU, a folder
 // that is not there is the error.
 TEST(ProbeCli, OutputFoldersAreCheckedBeforeMeasuring) {
-  expect_one_line_error(run({"probe", "--quick", "-o", "/nonexistent-folder/probe.json"}), "--output: no folder '/nonexistent-folder'");
+  expect_one_line_error(run({"probe", "--quick", "-o", "/nonexistent-folder/probe.json"}), "-o: no folder '/nonexistent-folder'");
   expect_one_line_error(run({"probe", "--quick", "--catalogue-out", "/nonexistent-folder/chip.json"}),
                         "--catalogue-out: no folder '/nonexistent-folder'");
   const std::string folder = std::filesystem::temp_directory_path().string();

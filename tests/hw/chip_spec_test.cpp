@@ -445,7 +445,7 @@ TEST(ChipSpecFromJson, FieldsOutsideTheirRangeAreNamed) {
   j["sm_count"] = -132;
   auto c = chip_spec_from_json(j, "sm.json");
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.error().message, "chip 'sm.json': 'sm_count' must be 1 or more, got -132");
+  EXPECT_EQ(c.error().message, "chip 'sm.json': 'sm_count' must be 1 to 1000000, got -132");
 
   j = minimal_chip();
   j["name"] = 7;

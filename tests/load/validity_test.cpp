@@ -54,18 +54,27 @@ TEST(Validity, EachClientLimitMakesTheRunInvalidWithItsNumbers) {
 }
 
 // A review's 2 s run: one 1.54 ms dispatch among 38 made it INVALID. Under 100 samples the "p99" is the largest
-// of them: a warning that says so. From 100 samples on it disqualifies, as before.
-TEST(Validity, ALagFromTooFewSamplesIsAWarning) {
+// of them: one sample over the limit is a warning that says so; two or more (the second largest over too) are
+// a limited client, as a run of 60 dispatches lagging 9 ms each must stay. From 100 samples on, the p99 decides.
+TEST(Validity, OneLagSampleOverAmongTooFewIsAWarning) {
   ValidityInputs in = healthy();
   in.dispatch_lag_p99_s = 1.54e-3;
   in.dispatch_lag_samples = 38;
+  in.dispatch_lag_second_s = 0.2e-3;
   Validity v = evaluate_validity(in);
   EXPECT_TRUE(v.valid);
   EXPECT_FALSE(v.client_limited);
-  ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_THAT(v.warnings[0].what, HasSubstr("dispatch lag p99 1.54 ms > 1.00 ms, but from 38 samples (the largest of "
-                                            "them): too few to call the client limited"));
-  in.dispatch_lag_samples = 100;
+  EXPECT_TRUE(v.warnings.empty());
+  ASSERT_EQ(v.few_sample_warnings.size(), 1u);
+  EXPECT_THAT(v.few_sample_warnings[0].what, HasSubstr("dispatch lag p99 1.54 ms > 1.00 ms, but from 38 samples only "
+                                                       "the largest is over"));
+  in.dispatch_lag_second_s = 1.2e-3;  // a second sample over: limited
+  v = evaluate_validity(in);
+  EXPECT_FALSE(v.valid);
+  EXPECT_THAT(v.reasons.at(0).what, HasSubstr("client-limited: dispatch lag p99 1.54 ms > 1.00 ms (from 38 samples, "
+                                              "the second largest 1.20 ms)"));
+  in.dispatch_lag_second_s = 0.2e-3;
+  in.dispatch_lag_samples = 100;  // enough samples: the p99 decides
   v = evaluate_validity(in);
   EXPECT_FALSE(v.valid);
   EXPECT_THAT(v.reasons.at(0).what, HasSubstr("client-limited: dispatch lag p99 1.54 ms > 1.00 ms"));
@@ -74,7 +83,7 @@ TEST(Validity, ALagFromTooFewSamplesIsAWarning) {
   in.emit_delay_p99_s = 2e-3;
   in.emit_delay_samples = 99;
   EXPECT_TRUE(evaluate_validity(in).valid);
-  in.emit_delay_samples = 100;
+  in.emit_delay_second_s = 1.5e-3;
   EXPECT_FALSE(evaluate_validity(in).valid);
 }
 
