@@ -15,13 +15,9 @@ void add_output_flags(CLI::App& app, OutputOptions& options) {
   app.add_option("-o,--output", options.output_path, "Also write the JSON document to this file")
       ->check(CLI::Validator(
           [](std::string& text) {
-            if (text.empty()) return std::string("give a file name, not ''");
-            const core::Status s = core::check_output_file("-o", text, "result.json");
+            const core::Status s = core::check_output_name("-o", text, "result.json");
             // CLI11 puts "--output: " in front itself
-            if (!s.ok() && s.error().message.find("is a folder") != std::string::npos) {
-              return s.error().message.substr(std::string_view("-o: ").size());
-            }
-            return std::string();
+            return s.ok() ? std::string() : s.error().message.substr(std::string_view("-o: ").size());
           },
           "FILE"));
 }

@@ -586,10 +586,8 @@ core::Result<HttpGetResponse> http_get(const ClientOptions& client, const std::s
 
 core::Result<std::string> fetch_first_model(const ClientOptions& client) {
   const std::string path = models_path(client.url);
-  // The URL as given, less what models_path adds again ("http://h/openai/v1/" -> "http://h/openai")
-  std::string_view base = client.url.text;
-  while (base.ends_with('/')) base.remove_suffix(1);
-  if (base.ends_with("/v1")) base.remove_suffix(3);
+  // The URL as given, less what models_path adds again
+  const std::string_view base = without_api_suffix(client.url.text);
   const auto fail = [&](const std::string& what) {
     return core::Error{fmt::format("--model not given and GET {}{} failed: {}", base,
                                    path.substr(client.url.base_path.size()), what)};

@@ -52,10 +52,14 @@ core::Result<TargetUrl> parse_target_url(std::string_view url) {
   } else {
     t.port = t.tls ? "443" : "80";
   }
-  while (path.ends_with('/')) path.remove_suffix(1);
-  if (path.ends_with("/v1")) path.remove_suffix(3);
-  t.base_path = std::string(path);
+  t.base_path = std::string(without_api_suffix(path));
   return t;
+}
+
+std::string_view without_api_suffix(std::string_view url_or_path) {
+  while (url_or_path.ends_with('/')) url_or_path.remove_suffix(1);
+  if (url_or_path.ends_with("/v1")) url_or_path.remove_suffix(3);
+  return url_or_path;
 }
 
 core::Result<ApiEndpoint> parse_api_endpoint(std::string_view name) {

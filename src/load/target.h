@@ -27,6 +27,9 @@ struct TargetUrl {
 
 // Errors quote the URL: a scheme other than http/https, an empty host, a port outside 1..65535, a query.
 core::Result<TargetUrl> parse_target_url(std::string_view url);
+// A URL or path without its trailing '/'s and then one trailing "/v1" (the API paths add it again):
+// "http://h/openai/v1/" -> "http://h/openai". base_path is the URL's path so stripped.
+std::string_view without_api_suffix(std::string_view url_or_path);
 
 enum class ApiEndpoint { kChat, kCompletions };
 core::Result<ApiEndpoint> parse_api_endpoint(std::string_view name);  // "chat" or "completions"
