@@ -139,16 +139,16 @@ class MfuCommand final : public Command {
                                    "by {} tokens; skewed routing touches fewer",
                                    model::experts_touched(shape, cost.tokens), shape.num_experts, cost.tokens)});
     }
-    // Capacity, the seed's fourth class: the weights and the KV cache at the end of the generation, per GPU.
+    // Capacity, the seed's fourth class: the weights and the KV cache at the end of the generation, per GPU,
+    // printed in decimal units, as the capacity they are compared with is (the vendor's GB).
     const double kv_at_end = static_cast<double>(workload_.batch * (workload_.input_len + workload_.output_len)) *
-                             model::kv_bytes_per_token(shape, workload_.kv_precision) /
-                             static_cast<double>(workload_.tensor_parallel);
+                             model::kv_bytes_per_token_per_gpu(shape, workload_);
     const double weights_stored = static_cast<double>(params.total) * pinfo.bytes_per_element /
                                   static_cast<double>(workload_.tensor_parallel);
     const bool does_not_fit = weights_stored + kv_at_end > chip.memory_capacity_bytes;
     if (does_not_fit) {
       found.push_back({&core::kDoesNotFit, fmt::format("weights {} + KV cache {} per GPU exceed the {} of {}",
-                                                       core::format_bytes(weights_stored), core::format_bytes(kv_at_end),
+                                                       core::format_si(weights_stored, "B"), core::format_si(kv_at_end, "B"),
                                                        core::format_si(chip.memory_capacity_bytes, "B"), chip.display_name)});
     }
     if (time && (e.mbu > model::kBeatsRoof || e.mfu > model::kBeatsRoof)) {
@@ -159,7 +159,7 @@ class MfuCommand final : public Command {
       // Capacity binds before either roof: the step cannot run as described, whatever its speed.
       verdict = fmt::format("capacity-bound: weights and KV cache need {} per GPU, more than the {} of {}; raise --tp, "
                             "shrink the batch or context, or quantize (the arithmetic below assumes it fit)",
-                            core::format_bytes(weights_stored + kv_at_end), core::format_si(chip.memory_capacity_bytes, "B"),
+                            core::format_si(weights_stored + kv_at_end, "B"), core::format_si(chip.memory_capacity_bytes, "B"),
                             chip.display_name);
       result["verdict"] = verdict;
     }
@@ -202,7 +202,7 @@ class MfuCommand final : public Command {
                                                           static_cast<double>(params.active) / 1e9)});
     t.add_row({"KV cache per token", core::format_bytes(model::kv_bytes_per_token(shape, workload_.kv_precision))});
     t.add_row({"FLOPs per GPU in the step", format_si(cost.flops, "FLOP")});
-    t.add_row({"bytes per GPU (weights + KV)", fmt::format("{} + {}", core::format_bytes(cost.weight_bytes), core::format_bytes(cost.kv_bytes))});
+    t.add_row({"bytes per GPU in the step (weights + KV)", fmt::format("{} + {}", core::format_bytes(cost.weight_bytes), core::format_bytes(cost.kv_bytes))});
     t.add_row({"compute roof", format_si(compute.value, "FLOP/s") + (compute.measured ? " (measured)" : " (spec sheet)")});
     t.add_row({"memory roof", format_si(memory.value, "B/s") + (memory.measured ? " (measured)" : " (spec sheet)")});
     t.add_row({"bound: compute / memory", fmt::format("{} / {}", format_duration_ns(e.compute_time_s * 1e9), format_duration_ns(e.memory_time_s * 1e9))});

@@ -74,6 +74,12 @@ double kv_bytes_per_token(const ModelShape& s, Precision kv_precision) {
   return static_cast<double>(s.num_layers * s.num_kv_heads * (s.head_dim + s.v_head_dim)) * bytes;
 }
 
+// Llama-3-8B's 8 KV heads at TP 16: each head on 2 GPUs, so the cache splits 8 ways, not 16.
+double kv_bytes_per_token_per_gpu(const ModelShape& s, const Workload& w) {
+  const double ways = s.attention == AttentionKind::kMla ? 1.0 : static_cast<double>(std::min(w.tensor_parallel, s.num_kv_heads));
+  return kv_bytes_per_token(s, w.kv_precision) / ways;
+}
+
 double experts_touched(const ModelShape& s, double tokens) {
   if (s.num_experts == 0) return 0;
   const double e = static_cast<double>(s.num_experts);
@@ -103,14 +109,6 @@ double weight_params_read(const ModelShape& s, const ParameterCount& p, double t
   return fixed + static_cast<double>(p.moe_layers) * experts_touched(s, tokens) * static_cast<double>(p.per_expert);
 }
 
-// How many ways the KV cache splits over tensor-parallel GPUs: by KV head, so never more ways than there
-// are KV heads (beyond that each head is replicated: Llama-3-8B's 8 KV heads at TP 16 are each on 2 GPUs).
-// An MLA latent is shared by all heads and is replicated on every GPU.
-double kv_divisor(const ModelShape& s, const Workload& w) {
-  if (s.attention == AttentionKind::kMla) return 1.0;
-  return static_cast<double>(std::min(w.tensor_parallel, s.num_kv_heads));
-}
-
 // What a step computes and moves, summed over its sequences: the one place FLOPs and bytes are derived from,
 // so the closed forms below and step_cost cannot drift apart.
 struct StepTotals {
@@ -130,7 +128,7 @@ StepCost cost_of(const ModelShape& s, const ParameterCount& p, const Workload& w
   c.tokens = t.new_tokens;
   c.flops = (2.0 * body * t.new_tokens + 2.0 * head * t.lm_heads + attention) / tp;
   c.weight_bytes = weight_params_read(s, p, t.new_tokens) * precision_info(w.weight_precision).bytes_per_element / tp;
-  c.kv_bytes = t.kv_tokens * kv_bytes_per_token(s, w.kv_precision) / kv_divisor(s, w);
+  c.kv_bytes = t.kv_tokens * kv_bytes_per_token_per_gpu(s, w);
   c.context = t.sequences > 0 ? t.kv_tokens / t.sequences : 0.0;
   return c;
 }

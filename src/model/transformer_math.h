@@ -67,6 +67,11 @@ struct Workload {
   std::int64_t tensor_parallel = 1;
 };
 
+// kv_bytes_per_token on one GPU of w.tensor_parallel: split by KV head, so never more ways than there are KV heads (each
+// head is replicated beyond that), and not at all for an MLA latent (on every GPU). The one tensor-parallel KV
+// rule: step costs, the simulator's cache size and mfu's capacity check all use it.
+double kv_bytes_per_token_per_gpu(const ModelShape& shape, const Workload& w);
+
 struct StepCost {
   double flops = 0;         // per GPU
   double weight_bytes = 0;  // per GPU

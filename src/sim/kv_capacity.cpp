@@ -16,13 +16,10 @@ core::Result<KvCapacity> kv_capacity(const EngineConfig& c) {
   k.block_size_tokens = c.block_size_tokens;
   k.usable_bytes = c.chip.memory_capacity_bytes * c.gpu_memory_utilization;
   k.weight_bytes = static_cast<double>(params.total) * weights.bytes_per_element / tp;
-  // Writing one token costs exactly its KV bytes per GPU: step_cost holds the one tensor-parallel KV rule.
   model::Workload w;
-  w.weight_precision = c.weight_precision;
   w.kv_precision = c.kv_precision;
   w.tensor_parallel = c.tensor_parallel;
-  const model::SequenceChunk one_token[] = {{1, 0}};
-  k.bytes_per_block = static_cast<double>(c.block_size_tokens) * model::step_cost(c.shape, params, w, one_token).kv_bytes;
+  k.bytes_per_block = static_cast<double>(c.block_size_tokens) * model::kv_bytes_per_token_per_gpu(c.shape, w);
 
   const std::string usable = fmt::format("{} usable ({} of the {} of {})", core::format_si(k.usable_bytes, "B"),
                                          c.gpu_memory_utilization, core::format_si(c.chip.memory_capacity_bytes, "B"),

@@ -382,6 +382,34 @@ TEST(CliMfu, MeasuredCeilingsAreUsedAndReported) {
   EXPECT_THAT(doc["conditions"]["parameters"]["memory_roof"].get<std::string>(), StartsWith("measured"));
 }
 
+// The capacity check splits the KV cache as the step cost does: by KV head, never more ways than the heads.
+// Llama-3-8B's KV cache is 32 layers x 8 KV heads x (128 + 128) x 2 bytes = 131,072 B a token; at TP 16 each
+// of the 8 heads is on 2 GPUs, so a GPU holds 131,072 / 8 = 16,384 B a token, not / 16. 1024 sequences of
+// 10,000 tokens: 10,240,000 x 16,384 = 167.77 GB per GPU, over the H200's 141 GB (split 16 ways, 83.9 GB
+// plus 1.0 GB of weights would have fitted).
+TEST(CliMfu, CapacitySplitsTheKvCacheByKvHeadNotByGpu) {
+  CliRun r = run({"mfu", "--model", "llama-3-8b", "--hw", "h200-sxm", "--phase", "decode", "--batch", "1024",
+                  "--input-len", "10000", "--output-len", "0", "--tp", "16", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Json doc = parse_json_output(r);
+  const Json& memory = doc["result"]["memory_per_gpu"];
+  EXPECT_DOUBLE_EQ(memory["kv_cache_at_end_bytes"].get<double>(), 1024.0 * 10000 * 16384);
+  EXPECT_FALSE(memory["fits"].get<bool>());
+  EXPECT_THAT(doc["result"]["verdict"].get<std::string>(), StartsWith("capacity-bound"));
+  ASSERT_FALSE(doc["diagnostics"].empty());
+  EXPECT_EQ(doc["diagnostics"][0]["id"], "does-not-fit");
+  // Printed in the capacity's own decimal units, so the two sides compare at a glance.
+  EXPECT_THAT(doc["diagnostics"][0]["message"].get<std::string>(), HasSubstr("KV cache 168 GB per GPU exceed the 141 GB"));
+
+  // An MLA latent is on every GPU: DeepSeek-V3 caches 61 layers x (512 + 64) x 2 bytes = 70,272 B a token on
+  // each of 8 GPUs; 1,200 tokens hold 84,326,400 B per GPU.
+  r = run({"mfu", "--model", "deepseek-v3", "--hw", "h200-sxm", "--phase", "decode", "--input-len", "1000",
+           "--output-len", "200", "--tp", "8", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  doc = parse_json_output(r);
+  EXPECT_DOUBLE_EQ(doc["result"]["memory_per_gpu"]["kv_cache_at_end_bytes"].get<double>(), 1200.0 * 70272);
+}
+
 TEST(CliMfu, BadInputIsOneLineExitTwoNamingTheFlag) {
   const std::vector<std::string> decode = {"mfu", "--model", "llama-3-8b", "--hw", "h200-sxm", "--phase", "decode"};
   const std::vector<std::string> prefill = {"mfu", "--model", "llama-3-8b", "--hw", "h200-sxm", "--phase",
