@@ -42,7 +42,7 @@ Json measurement_json(const Measurement& m) {
   j["operations_per_sample"] = m.operations_per_sample;
   j["warmup_discarded"] = m.warmup_discarded;
   j["stop_reason"] = stop_reason_name(m.stop);
-  j["relative_noise"] = m.noise;
+  j["relative_noise"] = std::isfinite(m.noise) ? Json(m.noise) : Json(nullptr);
   j["sample_time_s"] = m.sample_time_s;
   j["wall_time_s"] = m.wall_time_s;
   j["min_s"] = s.min;
@@ -105,7 +105,7 @@ std::string render_table(const std::vector<Measurement>& measurements) {
                                     ? fmt::format("{} x {}", s.count, m.operations_per_sample)
                                     : fmt::format("{}", s.count);
     table.add_row({m.name, m.mode, samples, fmt::format("{}", m.warmup_discarded), t(s.p50),
-                   t(s.p10) + " - " + t(s.p90), t(s.p99), fmt::format("{:.2f}%", m.noise * 100),
+                   t(s.p10) + " - " + t(s.p90), t(s.p99), std::isfinite(m.noise) ? fmt::format("{:.2f}%", m.noise * 100) : "n/a",
                    std::string(stop_reason_name(m.stop)), rate_cell(m)});
   }
   return table.render();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 
 #include "core/percentile.h"
 
@@ -62,11 +63,16 @@ SampledRun sample_until_stable(Measurement m, const StoppingRule& rule, std::int
     check = check_stop(rule, noise, noise.sum() * static_cast<double>(m.operations_per_sample), wall_clock() - t0);
   }
   m.wall_time_s = wall_clock() - t0;
-  m.stop = check.reason;
-  m.noise = noise.count() >= 2 ? noise.relative_noise() : 0;
+  // A failed sample ends the loop before check_stop said stop: the run did not converge, whatever the last check.
+  m.stop = out.error ? StopReason::kError : check.reason;
+  // One sample has no spread to measure: NaN (null in JSON, "n/a" in the table), not a perfect 0.
+  m.noise = noise.count() >= 2 ? noise.relative_noise() : std::numeric_limits<double>::quiet_NaN();
   m.sample_time_s = noise.sum() * static_cast<double>(m.operations_per_sample);
   m.summary = summarize_samples(m.samples_s);
-  if (check.stop && check.reason != StopReason::kConverged) {
+  if (out.error) {
+    m.diagnostics.push_back({&core::kBenchFailed,
+                             fmt::format("{}; the {} samples before it are kept", out.error->message, m.samples_s.size())});
+  } else if (check.stop && check.reason != StopReason::kConverged) {
     m.diagnostics.push_back({&core::kBenchNotConverged,
                              fmt::format("stopped at {} after {} samples: noise {:.2f}% (target {:.2f}%), {:.3g} s of "
                                          "samples (minimum {:.3g} s)",

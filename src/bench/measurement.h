@@ -51,11 +51,11 @@ struct Measurement {
   std::string name;
   std::string mode;  // "cpu", "cold" (L2 flushed, one launch a sample) or "hot" (a batch of launches a sample)
   std::int64_t operations_per_sample = 1;  // calls or launches timed together; samples are per operation
-  std::int64_t warmup_discarded = 0;       // samples (or calibration runs) run and thrown away first
+  std::int64_t warmup_discarded = 0;       // samples run and thrown away first (CPU calibration runs: details)
   std::vector<double> samples_s;           // seconds per operation, in measurement order
   SampleSummary summary;
   StopReason stop = StopReason::kConverged;
-  double noise = 0;         // relative standard deviation at the stop
+  double noise = 0;         // relative standard deviation at the stop; NaN from fewer than 2 samples
   double sample_time_s = 0;  // the sum of the samples x operations per sample
   double wall_time_s = 0;    // from the first timed sample to the last
   Work work;                 // per operation

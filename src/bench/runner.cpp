@@ -1,6 +1,8 @@
 #include "bench/runner.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fmt/format.h>
 #include <iostream>
 #include <optional>
@@ -20,7 +22,8 @@ constexpr std::string_view kUsage =
     "  --max-noise PERCENT   stop when the relative standard deviation is under this (default 0.5)\n"
     "  --min-samples N       ... but not before N samples (default 10)\n"
     "  --min-time SECONDS    ... and this much measured time (default 0.5)\n"
-    "  --timeout SECONDS     stop a benchmark after this wall time whatever the noise (default 15)\n"
+    "  --timeout SECONDS     stop sampling a benchmark after this wall time whatever the noise (default 15;\n"
+    "                        counted from the first timed sample: calibration and warm-up come before it)\n"
     "  --device N            CUDA device (CUDA benchmarks; default 0)\n"
     "  --quiet               no line a benchmark as it finishes\n";
 
@@ -88,6 +91,7 @@ void Runner::parse(int argc, char** argv) {
     const auto number = parse_double(value);
     if (!number) return bad(fmt::format("{} '{}': not a number", flag, value));
     const double v = *number;
+    if (!std::isfinite(v)) return bad(fmt::format("{} '{}': a finite number", flag, value));
     if (flag == "--max-noise") {
       if (!(v > 0 && v < 100)) return bad(fmt::format("--max-noise {}: a percentage above 0 and below 100", value));
       rule_.max_noise = v / 100;
@@ -116,8 +120,20 @@ bool Runner::selected(std::string_view name) const {
   return filter_.empty() || name.find(filter_) != std::string_view::npos;
 }
 
+bool Runner::should_run(const std::string& name) {
+  if (!selected(name)) return false;
+  if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
+    *err_ << suite_ << ": benchmark '" << name << "' is named twice: give each benchmark its own name (compare pairs "
+          << "them by name)\n";
+    failed_ = true;
+    return false;
+  }
+  names_.push_back(name);
+  return true;
+}
+
 void Runner::cpu(const std::string& name, const std::function<void()>& fn, CpuOptions options) {
-  if (!selected(name)) return;
+  if (!should_run(name)) return;
   options.stop = rule_;
   record(run_cpu(name, options, fn));
 }
@@ -150,8 +166,9 @@ void Runner::record(SampledRun run) {
   }
   if (!m.samples_s.empty()) {
     if (!quiet_) {
-      *err_ << fmt::format("{}: {} samples, p50 {}, noise {:.2f}%, {}\n", m.name, m.summary.count,
-                           core::format_duration_ns(m.summary.p50 * 1e9), m.noise * 100, stop_reason_name(m.stop));
+      *err_ << fmt::format("{}: {} samples, p50 {}, noise {}, {}\n", m.name, m.summary.count,
+                           core::format_duration_ns(m.summary.p50 * 1e9),
+                           std::isfinite(m.noise) ? fmt::format("{:.2f}%", m.noise * 100) : "n/a", stop_reason_name(m.stop));
     }
     measurements_.push_back(std::move(run.measurement));
     write_json();
@@ -170,6 +187,11 @@ void Runner::write_json() {
 
 int Runner::finish() {
   if (should_exit_ && measurements_.empty()) return exit_code_;
+  if (names_.empty() && measurements_.empty() && !filter_.empty()) {
+    // Said, not an empty table and no --json file: a misspelt filter would otherwise look like a quiet success.
+    *err_ << suite_ << ": --filter '" << filter_ << "' selected no benchmark\n";
+    return 2;
+  }
   *out_ << fmt::format("{}: {} benchmark{}\n", suite_, measurements_.size(), measurements_.size() == 1 ? "" : "s");
   for (const std::string& line : conditions_.to_lines()) *out_ << "  " << line << "\n";
   *out_ << "\n" << render_table(measurements_);

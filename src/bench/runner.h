@@ -42,6 +42,10 @@ class Runner {
   const StoppingRule& stopping_rule() const { return rule_; }
   int device() const { return device_; }
   bool selected(std::string_view name) const;
+  // Whether to run benchmark `name`: the filter selects it, and no earlier benchmark of this program has the
+  // name (compare pairs benchmarks by name, so a second one would be pooled with the first: it is refused, one
+  // line, and finish() returns 2). The runners call it before measuring.
+  bool should_run(const std::string& name);
 
   // Times a CPU callable (run_cpu) when the filter selects `name`; options.stop is replaced by the flags' rule.
   void cpu(const std::string& name, const std::function<void()>& fn, CpuOptions options = {});
@@ -76,6 +80,7 @@ class Runner {
   int exit_code_ = 0;
   bool failed_ = false;
   std::vector<Measurement> measurements_;
+  std::vector<std::string> names_;  // every benchmark started, in order
 };
 
 }  // namespace perfhound::bench

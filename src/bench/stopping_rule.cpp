@@ -10,6 +10,7 @@ std::string_view stop_reason_name(StopReason r) {
     case StopReason::kConverged: return "converged";
     case StopReason::kTimeout: return "timeout";
     case StopReason::kMaxSamples: return "max-samples";
+    case StopReason::kError: return "error";
   }
   return "converged";
 }

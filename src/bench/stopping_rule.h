@@ -20,8 +20,9 @@ struct StoppingRule {
   std::int64_t max_samples = 1'000'000;  // bounds memory: every sample is kept
 };
 
-enum class StopReason { kConverged, kTimeout, kMaxSamples };
-std::string_view stop_reason_name(StopReason r);  // "converged", "timeout", "max-samples"
+// kError: a sample failed and sampling ended there (sample_until_stable sets it; check_stop never returns it).
+enum class StopReason { kConverged, kTimeout, kMaxSamples, kError };
+std::string_view stop_reason_name(StopReason r);  // "converged", "timeout", "max-samples", "error"
 
 // Running mean and variance of the samples (Welford), so each new sample costs O(1) however many there are.
 class NoiseTracker {

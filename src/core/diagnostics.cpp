@@ -12,7 +12,7 @@ std::span<const DiagnosticKind> all_diagnostic_kinds() {
       kClientLimited,     kClientBusy,        kRequestsFailed,    kPartialRun,            kMissingShards,
       kTokensCounted,     kChunksTogether,    kColdSlots,         kConcurrencyNotReached, kSoakDrift,         kConditionsDiffer,      kClockDropped,
       kClockThrottled,    kClockPowerCapped,  kNvmlUnavailable,   kFigureUnsupported,     kBenchNotConverged,
-      kBlockingKernelTimedOut};
+      kBenchFailed,       kBlockingKernelTimedOut};
   return kAll;
 }
 

@@ -182,6 +182,12 @@ inline constexpr DiagnosticKind kBenchNotConverged{
     "percentiles are as noisy as the noise figure says",
     "find what disturbs the samples (other work on the machine, clocks, a kernel too short for the timer) or "
     "raise --timeout; hot batches average short kernels"};
+// perfhound::bench: a sample failed (the callable threw, a launch failed): the benchmark ended there.
+inline constexpr DiagnosticKind kBenchFailed{
+    "bench-failed", Severity::kSevere,
+    "a sample failed and ended the benchmark: its figures describe only the samples before the failure, which "
+    "may not be the code's steady state",
+    "fix the failure (the message names the sample and the error) and run the benchmark again"};
 inline constexpr DiagnosticKind kBlockingKernelTimedOut{
     "blocking-kernel-timed-out", Severity::kWarning,
     "the kernel that holds the stream while launches queue released itself at its timeout: the launch waited "

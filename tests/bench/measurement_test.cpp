@@ -1,6 +1,7 @@
 // The sampling loop on scripted samples and a scripted clock, and the summary against numpy's percentiles.
 #include "bench/measurement.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 namespace perfhound::bench {
@@ -106,6 +107,23 @@ TEST(SampleUntilStable, AnErrorKeepsTheSamplesBeforeIt) {
   EXPECT_EQ(r.error->message, "flaky: sample 4: cudaEventSynchronize: an illegal memory access was encountered");
   EXPECT_EQ(r.measurement.samples_s.size(), 3u);  // calls 3, 4, 5 after two warm-up calls
   EXPECT_EQ(r.measurement.summary.count, 3);
+  // Not "converged": three identical samples have no noise, but the run ended at the failure, and says so.
+  EXPECT_EQ(r.measurement.stop, StopReason::kError);
+  ASSERT_FALSE(r.measurement.diagnostics.empty());
+  EXPECT_EQ(r.measurement.diagnostics[0].kind->id, "bench-failed");
+  EXPECT_EQ(r.measurement.diagnostics[0].message,
+            "flaky: sample 4: cudaEventSynchronize: an illegal memory access was encountered; the 3 samples before it "
+            "are kept");
+}
+
+TEST(SampleUntilStable, OneSampleHasNoNoiseFigure) {
+  Measurement m;
+  m.name = "once";
+  StoppingRule rule;
+  rule.max_samples = 1;
+  const SampledRun r = sample_until_stable(m, rule, 0, []() -> core::Result<double> { return 2.0; }, [] { return 0.0; });
+  EXPECT_EQ(r.measurement.summary.count, 1);
+  EXPECT_TRUE(std::isnan(r.measurement.noise));  // not 0: one sample says nothing about spread
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 namespace perfhound::bench {
@@ -44,6 +45,9 @@ TEST(Runner, ABadFlagIsOneLineNamingItAndExitCode2) {
       {{"prog", "--json", "/nonexistent-folder/b.json"}, "prog: --json: no folder '/nonexistent-folder'\n"},
       {{"prog", "--timeout"}, "prog: --timeout needs a value\n"},
       {{"prog", "--fast"}, "prog: unknown flag '--fast' (--help lists them)\n"},
+      // from_chars reads "inf": a rule that could never stop, written as null in the conditions.
+      {{"prog", "--min-time", "inf"}, "prog: --min-time 'inf': a finite number\n"},
+      {{"prog", "--timeout", "inf"}, "prog: --timeout 'inf': a finite number\n"},
   };
   for (const auto& [words, message] : cases) {
     Args a(words);
@@ -107,6 +111,52 @@ TEST(Runner, TheDocumentIsRewrittenAfterEveryBenchmarkAndFiltersApply) {
   EXPECT_NE(out.str().find("copy 2 MB"), std::string::npos);
   EXPECT_NE(out.str().find("500 MB/s"), std::string::npos);  // the rate at the median of the first
   std::filesystem::remove(path);
+}
+
+TEST(Runner, ASecondBenchmarkOfOneNameIsRefusedBeforeItRuns) {
+  Args a({"prog", "--quiet"});
+  std::ostringstream out, err;
+  Runner r("suite", a.argc(), a.argv.data(), out, err);
+  int calls_a = 0, calls_b = 0;
+  CpuOptions quick;
+  quick.calls_per_sample = 1;
+  quick.warmup = 0;
+  r.cpu("sqrt", [&] { ++calls_a; }, quick);
+  r.cpu("sqrt", [&] { ++calls_b; }, quick);  // compare would pool it with the first
+  EXPECT_GT(calls_a, 0);
+  EXPECT_EQ(calls_b, 0);
+  EXPECT_EQ(err.str(), "suite: benchmark 'sqrt' is named twice: give each benchmark its own name (compare pairs them "
+                       "by name)\n");
+  EXPECT_EQ(r.measurements().size(), 1u);
+  EXPECT_EQ(r.finish(), 2);
+}
+
+TEST(Runner, AFilterThatSelectsNothingIsAnError) {
+  Args a({"prog", "--filter", "nomatch", "--quiet"});
+  std::ostringstream out, err;
+  Runner r("suite", a.argc(), a.argv.data(), out, err);
+  r.cpu("sort", [] {});
+  EXPECT_EQ(r.finish(), 2);
+  EXPECT_EQ(err.str(), "suite: --filter 'nomatch' selected no benchmark\n");
+}
+
+TEST(Runner, AFailedBenchmarkSaysErrorNotConvergedInTheTableAndTheDocument) {
+  Args a({"prog", "--quiet"});
+  std::ostringstream out, err;
+  Runner r("suite", a.argc(), a.argv.data(), out, err);
+  int calls = 0;
+  CpuOptions quick;
+  quick.calls_per_sample = 1;
+  quick.warmup = 0;
+  r.cpu("throws", [&] { if (++calls == 20) throw std::runtime_error("boom"); }, quick);
+  ASSERT_EQ(r.measurements().size(), 1u);
+  const Measurement& m = r.measurements()[0];
+  EXPECT_EQ(m.samples_s.size(), 19u);
+  EXPECT_EQ(stop_reason_name(m.stop), "error");
+  EXPECT_EQ(r.finish(), 2);
+  EXPECT_NE(out.str().find("  error  "), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("severe [bench-failed]: throws: throws: sample 20: boom; the 19 samples before it are kept"),
+            std::string::npos) << out.str();
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ GpuRunner::GpuRunner(std::string suite, int argc, char** argv) : Runner(std::mov
 }
 
 void GpuRunner::kernel(const std::string& name, KernelOptions options, const LaunchFn& launch) {
-  if (!gpu_ || !selected(name)) return;
+  if (!gpu_ || !should_run(name)) return;
   options.stop = stopping_rule();
   record(gpu_->run(name, options, launch));
 }
