@@ -540,7 +540,7 @@ class CompareCommand final : public Command {
 
   void add_flags(CLI::App& app) override {
     app.add_option("files", files_,
-                   "Result documents in pairs: A.json B.json [C.json D.json ...] (load, sweep or stats results of "
+                   "Result documents in pairs: A.json B.json [C.json D.json ...] (load, sweep, stats or bench results of "
                    "one kind); or several runs a side: A1.json A2.json -- B1.json B2.json")
         ->required();
     // CLI11 2.1 hands the words after a subcommand's "--" to the parent app once the subcommand's positionals
@@ -879,7 +879,15 @@ class CompareCommand final : public Command {
       }
       run.has_samples = !values.empty();
       run.samples_source = run.has_samples ? path : "the benchmark has no samples";
-      out.emplace_back(b["name"].get<std::string>(), std::move(run));
+      const std::string name = b["name"].get<std::string>();
+      for (std::size_t k = 0; k < out.size(); ++k) {
+        // Pairing is by name: a second benchmark of one name would be pooled with the first.
+        if (out[k].first == name) {
+          return core::Error{fmt::format("'{}': benchmarks {} and {} are both named '{}': bench results pair by name",
+                                         path, k, i, name)};
+        }
+      }
+      out.emplace_back(name, std::move(run));
     }
     return out;
   }
@@ -1196,6 +1204,15 @@ class CompareCommand final : public Command {
     if (!notes.empty()) {
       out += "\n";
       for (std::size_t i = 0; i < notes.size(); ++i) out += fmt::format("({}) {}\n", i + 1, notes[i]);
+    }
+    if (!unpaired_.empty()) {
+      // Named in the text too: a benchmark renamed or dropped on one side is not compared at all.
+      out += "\nnot compared (on one side only):";
+      for (const Json& u : unpaired_) {
+        out += fmt::format(" '{}' (only in {}){}", u["label"].get<std::string>(), u["only_in"].get<std::string>(),
+                           &u == &unpaired_.back() ? "" : ",");
+      }
+      out += "\n";
     }
     out += fmt::format(
         "\ndelta: B against A, relative to A (absolute where A is 0). Distribution rows ({}): the Hodges-Lehmann shift of B - A over A's "

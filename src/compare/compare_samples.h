@@ -84,10 +84,15 @@ core::Result<MetricComparison> compare_distributions(std::span<const double> a, 
                                                      Direction direction, const CompareOptions& options = {});
 
 // The q-th percentile (q in [0, 100]) of two samples. Edge cases: a side with fewer than 2 values gives
-// kNoTest with a note (nothing to resample). Errors: a NaN or infinite value, q or alpha out of range,
+// kNoTest with a note (nothing to resample); so does a side with fewer than samples_for_percentile(q) values,
+// where pq is about the largest value (p99 from fewer than 100). Errors: a NaN or infinite value, q or alpha out of range,
 // resamples below core::kMinBootstrapResamples.
 core::Result<MetricComparison> compare_percentiles(std::span<const double> a, std::span<const double> b, double q,
                                                    Direction direction, const CompareOptions& options = {});
+
+// The fewest values whose top (100 - q)% holds one: 100 for p99, 20 for p95, 10 for p90, 2 for p50 (at least 2);
+// for q = 100 (the maximum) no count is enough.
+std::size_t samples_for_percentile(double q);
 
 // One value per side: center, ratio, shift = b - a and change, no interval, verdict kNoTest with `note`.
 MetricComparison compare_values(double a, double b, std::string note);

@@ -149,9 +149,14 @@ TEST_F(CompareCli, AClearImprovementIsTheKnownShiftWithItsInterval) {
     EXPECT_EQ(m["verdict"], "no significant difference") << name;
   }
   EXPECT_EQ(metric(doc, "itl")["n_a"], 40 * 5);  // 5 gaps between 6 chunks
-  // One run a side: the p99 row is the bootstrap of the records; throughput a ratio without a test.
-  EXPECT_EQ(metric(doc, "ttft_p99")["test"], "percentile bootstrap");
-  EXPECT_EQ(metric(doc, "ttft_p99")["verdict"], "better");
+  // One run a side: a pNN row is the bootstrap of the records where the top (100 - NN)% of each side holds a
+  // value (p95 of 40: the top 5% is 2 values); p99 of 40 is about the largest value, not tested (100 a side
+  // are needed). Throughput is a ratio without a test.
+  EXPECT_EQ(metric(doc, "ttft_p95")["test"], "percentile bootstrap");
+  EXPECT_EQ(metric(doc, "ttft_p95")["verdict"], "better");
+  EXPECT_EQ(metric(doc, "ttft_p99")["test"], "none");
+  EXPECT_EQ(metric(doc, "ttft_p99")["verdict"], "no test");
+  EXPECT_EQ(metric(doc, "ttft_p99")["note"], "p99 of 40 and 40 values is about the largest: at least 100 a side are needed to test it");
   EXPECT_EQ(metric(doc, "requests_per_s")["verdict"], "no test");
   EXPECT_TRUE(metric(doc, "requests_per_s")["p_value"].is_null());
   EXPECT_EQ(metric(doc, "requests_per_s")["direction"], "higher is better");
@@ -358,6 +363,16 @@ TEST_F(CompareCli, BenchResultsPairTheirBenchmarksByName) {
   ASSERT_EQ(doc["result"]["unpaired"].size(), 2u);
   EXPECT_EQ(doc["result"]["unpaired"][0]["label"], "copy 16 MiB cold");
   EXPECT_EQ(doc["result"]["unpaired"][1]["only_in"], "B");
+  // ... and in the text, where a reader would otherwise not learn that two benchmarks were left out.
+  const CliRun text = run({"compare", path("a.json"), path("b.json")});
+  EXPECT_THAT(text.out, HasSubstr("not compared (on one side only): 'copy 16 MiB cold' (only in A), 'copy 16 MiB hot' "
+                                  "(only in B)\n"));
+
+  // Two benchmarks of one name in a document would be pooled: refused, naming both.
+  bench("dup.json", {{"copy 1 GiB cold", 0}, {"copy 1 GiB cold", 5e-6}});
+  const CliRun dup = run({"compare", path("a.json"), path("dup.json")});
+  EXPECT_EQ(dup.code, 2);
+  EXPECT_THAT(dup.err, HasSubstr("benchmarks 0 and 1 are both named 'copy 1 GiB cold'"));
 
   const CliRun higher = run({"compare", path("a.json"), path("b.json"), "--higher-is-better"});
   EXPECT_EQ(higher.code, 2);

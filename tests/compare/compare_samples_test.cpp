@@ -199,6 +199,29 @@ TEST(ComparePercentiles, OneValueASideIsNoTest) {
   EXPECT_FALSE(compare_percentiles(two, two, 101, Direction::kLowerIsBetter).ok());
 }
 
+// The top (100 - q)% of n values holds one when n (1 - q/100) >= 1: n >= 100 for p99, 20 for p95, 10 for p90.
+TEST(ComparePercentiles, ATailWithoutAValueBeyondItIsNoTest) {
+  EXPECT_EQ(samples_for_percentile(99), 100u);
+  EXPECT_EQ(samples_for_percentile(95), 20u);
+  EXPECT_EQ(samples_for_percentile(90), 10u);
+  EXPECT_EQ(samples_for_percentile(50), 2u);
+  // 99 values a side, completely separated: p99 of 99 is 0.02 of the way from the 98th to the 99th value.
+  std::vector<double> a(99), b(99);
+  std::iota(a.begin(), a.end(), 1.0);
+  std::iota(b.begin(), b.end(), 1001.0);
+  auto r = compare_percentiles(a, b, 99, Direction::kLowerIsBetter);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verdict, Verdict::kNoTest);
+  EXPECT_NEAR(r->shift, 1000.0, 1e-9);  // the values are still given
+  EXPECT_EQ(r->note, "p99 of 99 and 99 values is about the largest: at least 100 a side are needed to test it");
+  // One more a side and it is tested (and significant).
+  a.push_back(100);
+  b.push_back(1100);
+  r = compare_percentiles(a, b, 99, Direction::kLowerIsBetter);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verdict, Verdict::kWorse);
+}
+
 TEST(CompareValues, IsTheRatioWithoutATest) {
   const MetricComparison c = compare_values(50, 55, "one run per side");
   EXPECT_DOUBLE_EQ(c.ratio, 1.1);
