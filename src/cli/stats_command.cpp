@@ -1,5 +1,6 @@
 #include "cli/stats_command.h"
 
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
@@ -92,7 +93,7 @@ class StatsCommand final : public Command {
 
     std::vector<core::Diagnostic> diagnostics = diagnose(summary);
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
-    conditions.set("source", source_name());
+    conditions.set("source", path_ == "-" ? std::string("<stdin>") : path_);  // the path itself, not quoted
     conditions.set("column", column.column_name);
     conditions.set("unit", unit_);
     conditions.set("warmup_discarded", warmup_);
@@ -122,6 +123,10 @@ class StatsCommand final : public Command {
     if (path_ == "-") {
       buffer << std::cin.rdbuf();
       return buffer.str();
+    }
+    std::error_code ec;
+    if (std::filesystem::is_directory(path_, ec)) {
+      return core::Error{fmt::format("{} is a folder: give a file of samples", source_name())};
     }
     std::ifstream in(path_, std::ios::binary);
     if (!in) return core::Error{fmt::format("cannot open {}: no such file or not readable", source_name())};

@@ -40,6 +40,13 @@ std::optional<double> to_number(std::string_view field) {
   return v;
 }
 
+// A field that starts like a number ("1e-400", "12ms", "-.5x"): not a column name, so not a header.
+bool looks_numeric(std::string_view field) {
+  if (!field.empty() && (field.front() == '+' || field.front() == '-')) field.remove_prefix(1);
+  if (!field.empty() && field.front() == '.') field.remove_prefix(1);
+  return !field.empty() && field.front() >= '0' && field.front() <= '9';
+}
+
 bool is_index(std::string_view spec) {
   return !spec.empty() && spec.find_first_not_of("0123456789") == std::string_view::npos;
 }
@@ -70,8 +77,14 @@ Result<SampleColumn> parse_sample_column(std::string_view text, const ColumnSele
     const auto fields = split(line, delimiter);
     if (first_data_line) {
       first_data_line = false;
-      const bool header = !to_number(fields[0]).has_value() ||
-                          (!selector.spec.empty() && !is_index(selector.spec));
+      const bool named = !selector.spec.empty() && !is_index(selector.spec);
+      const bool header = !to_number(fields[0]).has_value() || named;
+      if (header && !named && looks_numeric(fields[0])) {
+        // Taken for a header, this first value would be dropped without a word (1e-400, 1e400, "12ms").
+        return Error{fmt::format("{} line {}: cannot parse '{}' as a number (out of range, or a unit after it?), and "
+                                 "it is not a column name",
+                                 source_name, line_no, fields[0])};
+      }
       if (selector.spec.empty()) {
         column = 0;
       } else if (is_index(selector.spec)) {

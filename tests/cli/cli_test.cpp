@@ -106,6 +106,7 @@ TEST(CliStats, JsonSummaryOfOneToHundred) {
   EXPECT_LE(ci["lo"].get<double>(), 50.5);
   EXPECT_GE(ci["hi"].get<double>(), 50.5);
   EXPECT_EQ(doc["conditions"]["parameters"]["warmup_discarded"], 0);
+  EXPECT_EQ(doc["conditions"]["parameters"]["source"], temp_file("1to100.txt", one_to_hundred()));  // no quotes
   EXPECT_EQ(doc["conditions"]["parameters"]["bootstrap"]["seed"], 1);
   // 100 samples is enough for p99 but not for p99.9, nothing was discarded as warm-up, and 1..100 has a
   // coefficient of variation of 29.0115 / 50.5 = 0.574, above the 0.2 threshold.
@@ -180,6 +181,9 @@ TEST(CliStats, BadInputIsOneLineExitTwo) {
   r = run({"report", folder});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("'" + folder + "' is a folder, not a file"));
+  r = run({"stats", folder});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "perfhound stats: '" + folder + "' is a folder: give a file of samples\n");
 }
 
 }  // namespace
