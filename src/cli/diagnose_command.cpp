@@ -155,6 +155,16 @@ class DiagnoseCommand final : public Command {
         return core::Error{fmt::format("-o '{}' is one of the inputs; give another file for the result", f)};
       }
     }
+    for (std::size_t i = 0; i < files_.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j) {
+        std::error_code ec;
+        // One run given twice would count as two load points (or be refused as a second trace with a puzzling
+        // message): said as what it is.
+        if (files_[i] == files_[j] || fs::equivalent(files_[i], files_[j], ec)) {
+          return core::Error{fmt::format("'{}' is given twice; give each input once", files_[i])};
+        }
+      }
+    }
     diagnose::Evidence evidence;
     std::vector<std::pair<std::string, std::string>> inputs;
     for (const auto& f : files_) {

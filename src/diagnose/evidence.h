@@ -105,6 +105,10 @@ struct Evidence {
   std::optional<MfuEvidence> mfu;
   std::optional<RooflineEvidence> roofline;
   std::vector<LoadPoint> load;  // in the order given
+  // What the load points measured (evidence_reader.h: the system keys of the first load or sweep result's
+  // conditions) and that file, so that a point of another system or workload is refused, not joined to the curve.
+  nlohmann::ordered_json load_system;
+  std::string load_system_source;
 };
 
 // What each input contributed, in SI units and 0..1 ratios (NaN as null).

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compare/compare_conditions.h"
 #include "core/units.h"
 #include "roofline/roofline.h"
 
@@ -250,6 +251,42 @@ LoadPoint read_point(const Json& r, std::string_view latency_from, std::string s
   return p;
 }
 
+// The conditions that name what a load point measured: the system (target, model, endpoint) and the workload
+// (its shape, not its seed, which only draws other prompts from it). See evidence_reader.h.
+constexpr std::string_view kSystemKeys[] = {"target", "model", "endpoint", "ignore_eos", "workload"};
+
+Json system_of(const Json& doc) {
+  const Json& params = object_or_empty(object_or_empty(doc, "conditions"), "parameters");
+  Json out = Json::object();
+  for (std::string_view key : kSystemKeys) {
+    const std::string name(key);
+    if (params.contains(name)) out[name] = params[name];
+  }
+  if (out.contains("workload") && out["workload"].is_object()) out["workload"].erase("seed");
+  return out;
+}
+
+// The first load or sweep result sets the system; each later one must agree on the keys both carry.
+core::Status check_same_system(Evidence& e, const Json& doc, std::string_view source) {
+  Json mine = system_of(doc);
+  if (e.load_system_source.empty()) {
+    e.load_system = std::move(mine);
+    e.load_system_source = std::string(source);
+    return core::Status();
+  }
+  Json first = Json::object(), second = Json::object();
+  for (const auto& [key, value] : e.load_system.items()) {
+    if (!mine.contains(key)) continue;
+    first[key] = value;
+    second[key] = mine[key];
+  }
+  PH_ASSIGN_OR_RETURN(const compare::ConditionsDiff diff, compare::diff_conditions(first, second, {}));
+  if (diff.comparable()) return core::Status();
+  return core::Error{fmt::format("'{}' measured another system or workload than '{}': {}; a load curve joins runs that "
+                                 "differ only in the load (perfhound compare A.json B.json compares two systems)",
+                                 source, e.load_system_source, compare::describe_differences(diff.differing))};
+}
+
 void read_load(Evidence& e, const Json& doc, std::string_view source) {
   const Json& r = at(doc, "result", "result");
   const Json& params = object_or_empty(object_or_empty(doc, "conditions"), "parameters");
@@ -310,10 +347,12 @@ core::Status add_document(Evidence& evidence, const nlohmann::ordered_json& docu
       return core::Status();
     }
     if (kind == "perfhound.load") {
+      PH_TRY(check_same_system(evidence, document, source));
       read_load(evidence, document, source);
       return core::Status();
     }
     if (kind == "perfhound.sweep") {
+      PH_TRY(check_same_system(evidence, document, source));
       read_sweep(evidence, document, source);
       return core::Status();
     }

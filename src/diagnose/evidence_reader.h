@@ -8,6 +8,11 @@
 // of another kind, a per-rank trace folder's result, or one lacking a field the playbook reads is an error
 // naming the file and the field.
 //
+// Load results and sweeps are one curve, so they must have measured one system under one workload: where two
+// documents both carry one of the system keys of their conditions (target, model, endpoint, ignore_eos and the
+// workload but its seed), the values must agree, or the second is an error naming the key, both values and both
+// files. The load, the warm-up and the seeds may differ: they follow the load.
+//
 // Load points are ordered on the measured mean requests in flight (summary.concurrency.mean_in_flight:
 // it rises with the offered load in open and closed loops alike, by Little's law), else on a sweep point's
 // offered `load`. Latencies are read from the start the run measured them from (conditions.parameters

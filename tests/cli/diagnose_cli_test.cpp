@@ -163,6 +163,12 @@ TEST(DiagnoseCli, BadInputIsOneLineNamingTheFile) {
   expect_one_line_error(run({"diagnose", kData + "traces/h200"}), {"is a folder"});
   expect_one_line_error(run({"diagnose", kDecodeTrace, "--goal", "latency"}), {"--goal"});
   expect_one_line_error(run({"diagnose"}), {"files"});
+  // One run twice would be two points of a load curve.
+  expect_one_line_error(run({"diagnose", kData + "diagnose/load_sim_c1.json", kData + "diagnose/load_sim_c1.json"}),
+                        {"load_sim_c1.json' is given twice"});
+  expect_one_line_error(run({"diagnose", kData + "diagnose/load_sim_c1.json", kData + "audit/perfhound_load_clean.json",
+                             "--goal", "ttft"}),
+                        {"perfhound_load_clean.json' measured another system or workload than"});
 }
 
 TEST(DiagnoseCli, OutputFileIsTheJsonDocument) {

@@ -131,6 +131,31 @@ TEST(EvidenceReader, LoadDocumentsReadFromTheStartTheyMeasured) {
   EXPECT_FALSE(c8.slo_passed.has_value());  // run without --slo
 }
 
+// A load curve joins runs of one system under one workload. The audit's clean run is another simulator (fixed
+// 200 us steps, model 'perfhound-fixed-step') at 512 in / 128 out, c1 Llama-3-8B at 128 in / 16 out: joined, its
+// lower latencies at more load would read as "load does not cost latency".
+TEST(EvidenceReader, LoadResultsOfAnotherSystemOrWorkloadAreRefused) {
+  Evidence e;
+  ASSERT_TRUE(add_document(e, read_json("diagnose/load_sim_c1.json"), "c1.json").ok());
+  const auto other = add_document(e, read_json("audit/perfhound_load_clean.json"), "clean.json");
+  ASSERT_FALSE(other.ok());
+  EXPECT_THAT(other.error().message, HasSubstr("'clean.json' measured another system or workload than 'c1.json': "));
+  EXPECT_THAT(other.error().message, HasSubstr("model ('llama-3-8b' vs 'perfhound-fixed-step')"));
+  EXPECT_THAT(other.error().message, HasSubstr("workload.input_len.tokens (128 vs 512)"));
+  EXPECT_EQ(e.load.size(), 1u);
+
+  // The same run with only its workload's seed changed is one workload: other prompts, the same shape.
+  Json reseeded = read_json("diagnose/load_sim_c8.json");
+  reseeded["conditions"]["parameters"]["workload"]["seed"] = 42;
+  EXPECT_TRUE(add_document(e, reseeded, "c8.json").ok());
+  // Only the keys both carry are compared: a sweep of another server names only its target and model.
+  Evidence f;
+  ASSERT_TRUE(add_document(f, read_json("diagnose/load_sim_c1.json"), "c1.json").ok());
+  const auto sweep = add_document(f, read_json("report/sweep_concurrency.json"), "sweep.json");
+  ASSERT_FALSE(sweep.ok());
+  EXPECT_THAT(sweep.error().message, HasSubstr("model ('llama-3-8b' vs 'meta-llama/Llama-3.1-8B-Instruct')"));
+}
+
 TEST(EvidenceReader, OpenLoopReadsFromTheIntendedSendTime) {
   Evidence e;
   ASSERT_TRUE(add_document(e, read_json("report/load_rate8.json"), "rate8.json").ok());
