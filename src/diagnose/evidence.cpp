@@ -48,6 +48,7 @@ nlohmann::ordered_json to_json(const Evidence& e) {
                 {"time_s", number(m.time_s)},
                 {"mfu", number(m.mfu)},
                 {"mbu", number(m.mbu)},
+                {"roofs", m.roofs},
                 {"fits", m.fits}};
   }
   if (e.roofline) {
@@ -63,7 +64,7 @@ nlohmann::ordered_json to_json(const Evidence& e) {
                          {"binding_level", k.binding_level.empty() ? Json(nullptr) : Json(k.binding_level)}});
     }
     j["roofline"] = {
-        {"source", e.roofline->source}, {"kernels", std::move(kernels)}, {"unplaced", e.roofline->unplaced}};
+        {"source", e.roofline->source}, {"roofs", e.roofline->roofs}, {"kernels", std::move(kernels)}, {"unplaced", e.roofline->unplaced}};
   }
   if (!e.load.empty()) {
     Json points = Json::array();

@@ -56,6 +56,9 @@ struct MfuEvidence {
   std::optional<double> mbu;
   bool fits = true;  // weights + KV cache at the end fit the chip's memory per GPU
   std::string verdict;
+  // The roofs MFU and MBU are fractions of, e.g. "NVIDIA H200 SXM 141GB spec sheet: 990 TFLOP/s, 4.80 TB/s": a
+  // spec-sheet and a measured roof give different fractions of one step, so every figure says which.
+  std::string roofs;
 };
 
 // One kernel of `perfhound roofline` (an ncu export analyzed in place, or its --json document).
@@ -74,6 +77,8 @@ struct RooflineEvidence {
   std::string source;
   std::vector<KernelPosition> kernels;  // placed kernels, in file order
   std::uint64_t unplaced = 0;           // kernels without FLOPs, bytes or roof
+  // The roofs the fractions of attainable are of: "the ceilings ncu measured on the device" or the chip's.
+  std::string roofs;
 };
 
 // One measured load level: a `perfhound load --json` document, or one point of a `perfhound sweep`.

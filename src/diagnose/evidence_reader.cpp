@@ -154,6 +154,14 @@ MfuEvidence read_mfu(const Json& doc, std::string_view source) {
   }
   m.fits = object_or_empty(r, "memory_per_gpu").value("fits", true);
   m.verdict = string_or(r, "verdict");
+  const Json& roofs = object_or_empty(r, "roofs");
+  const double flops = number_or_nan(roofs, "peak_flops_per_s"), bytes = number_or_nan(roofs, "peak_bytes_per_s");
+  if (std::isfinite(flops) && std::isfinite(bytes)) {
+    const auto how = [&](const char* key) { return roofs.value(key, false) ? "measured" : "spec sheet"; };
+    m.roofs = fmt::format("{}: {} ({}), {} ({})", m.hardware.empty() ? "the chip" : m.hardware,
+                          core::format_si(flops, "FLOP/s"), how("peak_flops_measured"), core::format_si(bytes, "B/s"),
+                          how("peak_bytes_measured"));
+  }
   return m;
 }
 
@@ -172,6 +180,9 @@ RooflineEvidence read_roofline(const Json& doc, std::string_view source) {
   const Json& r = at(doc, "result", "result");
   RooflineEvidence out;
   out.source = std::string(source);
+  const Json& params = object_or_empty(object_or_empty(doc, "conditions"), "parameters");
+  const std::string roofs = string_or(params, "roofs"), hardware = string_or(params, "hardware");
+  out.roofs = roofs.empty() ? hardware : hardware.empty() ? roofs : fmt::format("{} ({})", roofs, hardware);
   if (r.contains("kernels")) {
     for (const auto& j : r["kernels"]) {
       if (!j.contains("point")) {
@@ -371,6 +382,7 @@ core::Status add_ncu_kernels(Evidence& evidence, const roofline::NcuCsv& csv, st
   if (evidence.roofline) return second_input("roofline", evidence.roofline->source, source);
   RooflineEvidence out;
   out.source = std::string(source);
+  out.roofs = "the ceilings ncu measured on the device";
   for (const auto& k : csv.kernels) {
     const roofline::KernelMeasurement m = roofline::dram_measurement(k);
     const std::optional<roofline::Roof> roof = roofline::roof_from_row(k);

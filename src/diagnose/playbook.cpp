@@ -117,6 +117,9 @@ std::string kernel_line(const KernelPosition& k) {
   return line;
 }
 
+// " against NVIDIA H200 SXM 141GB: 990 TFLOP/s (spec sheet), ...": which roofs a fraction is of.
+std::string roofs_note(const std::string& roofs) { return roofs.empty() ? "" : " against " + roofs; }
+
 std::string ncu_filter(std::string_view name) {
   const auto special = name.find_first_of(".*+?()[]{}|^$\\<> ");
   return std::string(name.substr(0, special));
@@ -399,26 +402,45 @@ Decision decide_roofline(const Evidence& e, const WalkState& s) {
     if (r.unplaced > 0)
       d.evidence.push_back(fmt::format("{} kernels without FLOPs, bytes or a roof were left out", r.unplaced));
     if (e.trace && !e.trace->dominant_kernel.empty()) {
-      d.evidence.push_back(fmt::format("the trace's dominant kernel: {} ({} of kernel time)", e.trace->dominant_kernel,
-                                       pct(e.trace->dominant_kernel_share)));
+      const std::string& dominant = e.trace->dominant_kernel;
+      d.evidence.push_back(
+          fmt::format("the trace's dominant kernel: {} ({} of kernel time)", dominant, pct(e.trace->dominant_kernel_share)));
+      const bool profiled = std::any_of(r.kernels.begin(), r.kernels.end(), [&](const KernelPosition& k) {
+        return k.name.find(dominant) != std::string::npos || dominant.find(k.name) != std::string::npos;
+      });
+      if (!profiled) {
+        // The export's kernels are not the ones the trace spends its time in: judging the roofline on them
+        // would answer for other work (another run, another phase, a -k filter that missed).
+        d.status = StepStatus::kMissing;
+        d.evidence.push_back(fmt::format("the roofline export's {} kernels do not include it", r.kernels.size()));
+        d.hint = fmt::format("give the dominant kernel's roofline: ncu --set roofline --csv --page raw -k regex:'{}' "
+                             "python app.py > kernels.csv, from the run the trace is of",
+                             ncu_filter(dominant));
+        return d;
+      }
     }
     d.branch = best == "memory_slope" ? "memory-slope" : best == "compute_roof" ? "compute-roof" : "below-both";
     d.evidence.push_back(fmt::format("the case holding the most kernel time decides: {}", best));
-    if (e.mfu) {
+    if (e.mfu && e.mfu->time_s) {
       const std::string mfu_case = e.mfu->binding_roof == "memory" ? "memory-slope" : "compute-roof";
       if (d.branch != "below-both" && mfu_case != d.branch) {
-        d.evidence.push_back(
-            fmt::format("note: the mfu result's binding roof is {} while the kernels say {}: they "
-                        "may be from different runs or phases",
-                        e.mfu->binding_roof, best));
+        // A measured step bound by one roof and kernels on the other cannot both describe one step: the walk
+        // would go on (and may STOP) on whichever the kernels say. Undecided instead.
+        d.status = StepStatus::kMissing;
+        d.branch.clear();
+        d.evidence.push_back(fmt::format("the mfu result '{}' ({} step, measured) is bound by the {} roof while the "
+                                         "kernels say {}: they are not of one run and phase",
+                                         e.mfu->source, e.mfu->phase, e.mfu->binding_roof, best));
+        d.hint = "give the roofline export and the mfu result of the same run and phase (or one of them alone)";
       }
     }
     return d;
   }
   if (e.mfu) {
     const MfuEvidence& m = *e.mfu;
-    d.evidence.push_back(fmt::format("mfu '{}': {} of {} at batch {}: the {} roof binds (roofline bound {})", m.source,
-                                     m.phase, m.model, m.batch, m.binding_roof, seconds(m.roofline_time_s)));
+    d.evidence.push_back(fmt::format("mfu '{}': {} of {} at batch {}: the {} roof binds (roofline bound {}){}", m.source,
+                                     m.phase, m.model, m.batch, m.binding_roof, seconds(m.roofline_time_s),
+                                     roofs_note(m.roofs)));
     if (m.time_s && m.mfu && m.mbu) {
       const double of_roof = std::max(*m.mfu, *m.mbu);
       d.evidence.push_back(
@@ -491,8 +513,9 @@ Decision decide_bandwidth_roof(const Evidence& e, const WalkState&) {
   if (e.mfu && e.mfu->binding_roof == "memory" && e.mfu->mbu && e.mfu->time_s) {
     reading = RoofReading{*e.mfu->mbu, kAtBandwidthRoof, fmt::format("at {} MBU {}", pct(e.mfu->mbu), e.mfu->phase),
                           "is", true};
-    evidence.push_back(fmt::format("mfu '{}': {} at batch {}, measured {}: MBU {}, MFU {}", e.mfu->source, e.mfu->phase,
-                                   e.mfu->batch, seconds(*e.mfu->time_s), pct(e.mfu->mbu), pct(e.mfu->mfu)));
+    evidence.push_back(fmt::format("mfu '{}': {} at batch {}, measured {}: MBU {}, MFU {}{}", e.mfu->source,
+                                   e.mfu->phase, e.mfu->batch, seconds(*e.mfu->time_s), pct(e.mfu->mbu),
+                                   pct(e.mfu->mfu), roofs_note(e.mfu->roofs)));
     if (e.mfu->phase == "decode") {
       evidence.push_back(
           fmt::format("MFU {} is expected to be low for decode (memory-bound): judged by MBU, not MFU "
@@ -506,8 +529,8 @@ Decision decide_bandwidth_roof(const Evidence& e, const WalkState&) {
                       fmt::format("at {} of the roof (time-weighted) the memory-slope kernels", pct(*f)), "are", false};
       evidence.push_back(
           fmt::format("roofline '{}': the memory-slope kernels' roofline bound over their measured time, "
-                      "time-weighted: {}",
-                      e.roofline->source, pct(*f)));
+                      "time-weighted: {}{}",
+                      e.roofline->source, pct(*f), roofs_note(e.roofline->roofs)));
     }
   }
   if (reading && reading->whole_step && e.roofline) {
@@ -536,10 +559,10 @@ Decision decide_compute_roof(const Evidence& e, const WalkState&) {
     reading = RoofReading{*e.mfu->mfu, kAtComputeRoofMfu, fmt::format("at {} MFU {}", pct(e.mfu->mfu), e.mfu->phase),
                           "is", true};
     evidence.push_back(
-        fmt::format("mfu '{}': {} at batch {}, measured {}: MFU {}, MBU {} (a whole step: well tuned from "
+        fmt::format("mfu '{}': {} at batch {}, measured {}: MFU {}, MBU {}{} (a whole step: well tuned from "
                     "MFU {})",
                     e.mfu->source, e.mfu->phase, e.mfu->batch, seconds(*e.mfu->time_s), pct(e.mfu->mfu),
-                    pct(e.mfu->mbu), pct(kAtComputeRoofMfu)));
+                    pct(e.mfu->mbu), roofs_note(e.mfu->roofs), pct(kAtComputeRoofMfu)));
   } else if (e.roofline) {
     if (const auto f = case_fraction(*e.roofline, "compute_roof")) {
       reading =
@@ -547,8 +570,8 @@ Decision decide_compute_roof(const Evidence& e, const WalkState&) {
                       fmt::format("at {} of the roof (time-weighted) the compute-roof kernels", pct(*f)), "are", false};
       evidence.push_back(
           fmt::format("roofline '{}': the compute-roof kernels' roofline bound over their measured time, "
-                      "time-weighted: {} (single kernels: at the roof from {} of attainable)",
-                      e.roofline->source, pct(*f), pct(kAtComputeRoofKernel)));
+                      "time-weighted: {}{} (single kernels: at the roof from {} of attainable)",
+                      e.roofline->source, pct(*f), roofs_note(e.roofline->roofs), pct(kAtComputeRoofKernel)));
     }
   }
   // Both views: a GEMM at its roof inside a step far from it puts the headroom in the rest of the step.

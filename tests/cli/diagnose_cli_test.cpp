@@ -98,6 +98,9 @@ TEST(DiagnoseCli, PrefillTraceAndItsMfuAsJson) {
   EXPECT_THAT(res["conclusion"]["finding"].get<std::string>(),
               HasSubstr("at 33.3% MFU prefill is below the compute roof"));
   EXPECT_NEAR(res["evidence"]["mfu"]["mfu"].get<double>(), 0.333, 0.001);
+  // Which roofs the MFU is a fraction of: the H200's spec sheet (989.5 TFLOP/s dense bf16, 4.8 TB/s), not a
+  // measured ceiling (against the measured 758 TFLOP/s the same step would be 43.5%).
+  EXPECT_EQ(res["evidence"]["mfu"]["roofs"], "NVIDIA H200 SXM 141GB: 990 TFLOP/s (spec sheet), 4.80 TB/s (spec sheet)");
   EXPECT_NEAR(res["evidence"]["trace"]["active_busy_ratio"].get<double>(), 33724030.0 / 37541565.0, 1e-9);
   EXPECT_EQ(j["conditions"]["parameters"]["inputs"].size(), 2u);
   std::filesystem::remove(mfu);

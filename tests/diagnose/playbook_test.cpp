@@ -300,6 +300,7 @@ const std::vector<Scenario>& scenarios() {
          e.load.push_back(point("concurrency 1", 1, 0.30, 0.020, false));
          e.load.push_back(point("concurrency 4", 4, 0.33, 0.021, false));
          e.trace = synthetic_trace("kernel-bound", 0.95);
+         e.trace->dominant_kernel = "kernel_1";  // the export profiled the trace's dominant kernel
          e.roofline = synthetic_roofline({kernel(1, "memory_slope", 8e-3, 0.80), kernel(2, "compute_roof", 2e-3, 0.9)});
        },
        Goal::kTtft,
@@ -389,10 +390,28 @@ const std::vector<Scenario>& scenarios() {
       {"kernels_below_both",
        [](Evidence& e) {
          e.trace = synthetic_trace("kernel-bound", 0.92);
+         e.trace->dominant_kernel = "kernel_1";
          e.roofline = synthetic_roofline({kernel(1, "below_both", 6e-3, 0.2), kernel(2, "memory_slope", 4e-3, 0.9)});
        },
        std::nullopt,
        {"goal=step", "measurement=trusted", "slo-", "serving-", "capacity-", "busy_idle=busy", "roofline=below-both"}},
+      // The trace spends 40% of its kernel time in flash_fwd_kernel and the export does not hold it: the
+      // export's kernels answer for other work, so the roofline is undecided (no STOP on them).
+      {"dominant_kernel_not_profiled",
+       [](Evidence& e) {
+         e.trace = synthetic_trace("kernel-bound", 0.92);
+         e.roofline = synthetic_roofline({kernel(1, "compute_roof", 6e-3, 0.95)});
+       },
+       std::nullopt,
+       {"goal=step", "measurement=trusted", "slo-", "serving-", "capacity-", "busy_idle=busy", "roofline?"}},
+      // A measured decode step bound by memory and export kernels on the compute roof cannot be one step.
+      {"mfu_and_kernels_disagree",
+       [](Evidence& e) {
+         e.mfu = synthetic_mfu("decode", "memory", 0.001, 0.01);
+         e.roofline = synthetic_roofline({kernel(1, "compute_roof", 6e-3, 0.95)});
+       },
+       std::nullopt,
+       {"goal=tpot", "measurement=trusted", "slo-", "serving-", "capacity=fits", "busy_idle?", "roofline?"}},
       // Memory-slope kernels at 60% of their roof (time-weighted): under 75%, headroom.
       {"kernels_bandwidth_headroom",
        [](Evidence& e) {
