@@ -28,6 +28,7 @@
 #include "load/record_io.h"
 #include "load/request_latencies.h"
 #include "report/json_document.h"
+#include "report/report_input.h"
 #include "report/table_writer.h"
 
 namespace perfhound::cli {
@@ -226,26 +227,7 @@ core::Status check_load_figures(const fs::path& path, const Json& result) {
   if (!result.contains("summary") || !result["summary"].is_object()) {
     return core::Error{fmt::format("'{}': a perfhound.load document without result.summary", path.string())};
   }
-  const auto check = [&](const Json& block, const std::string& where, std::string_view field) -> core::Status {
-    const Json& v = at_path(block, {field});
-    if (v.is_null()) return {};
-    if (v.is_number() && v.get<double>() >= 0) return {};
-    return core::Error{fmt::format("'{}': result.summary.{}.{} is not a number of 0 or more: {}", path.string(), where,
-                                   field, v.dump())};
-  };
-  const Json& summary = result["summary"];
-  for (const char* field : {"requests_per_s", "output_tokens_per_s"}) {
-    PH_TRY(check(at_path(summary, {"throughput"}), "throughput", field));
-  }
-  for (const char* from : {"from_sent", "from_intended"}) {
-    for (const char* metric : {"ttft", "tpot", "e2e"}) {
-      for (const char* field : {"p50_s", "p95_s", "p99_s"}) {
-        PH_TRY(check(at_path(summary, {"latency", from, metric}), fmt::format("latency.{}.{}", from, metric), field));
-      }
-    }
-  }
-  for (const char* field : {"p50_s", "p95_s", "p99_s"}) PH_TRY(check(at_path(summary, {"itl"}), "itl", field));
-  return {};
+  return report::check_load_summary(path.string(), result["summary"], "result.summary");
 }
 
 core::Result<Run> load_run(const fs::path& path, const Json& doc) {

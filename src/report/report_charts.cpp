@@ -96,19 +96,24 @@ struct Series {
   std::string latency_key;
 };
 
+// " (INVALID)" for a run or point that judged itself INVALID (client-limited, too many failures): its figures
+// describe the client as much as the server, so every series and point label says so where it is drawn.
+std::string invalid_mark(const Json& run) { return string_or(child(&run, "status"), "") == "INVALID" ? " (INVALID)" : ""; }
+
 std::vector<Series> all_series(std::span<const ReportInput> inputs) {
   std::vector<Series> out;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const ReportInput& input = inputs[i];
     const Json& result = input.result();
     if (input.kind() == kLoadKind) {
-      out.push_back({input_label(inputs, i), child(&result, "summary"), child(&result, "windows"), latency_key(input)});
+      out.push_back({input_label(inputs, i) + invalid_mark(result), child(&result, "summary"), child(&result, "windows"),
+                     latency_key(input)});
     } else if (input.kind() == kSweepKind) {
       const Json* points = child(&result, "points");
       if (points == nullptr || !points->is_array()) continue;
       const std::string mode = string_or(child(&result, "mode"), "");
       for (const Json& point : *points) {
-        out.push_back({fmt::format("{} {}", input_label(inputs, i), point_label(point, mode)),
+        out.push_back({fmt::format("{} {}{}", input_label(inputs, i), point_label(point, mode), invalid_mark(point)),
                        child(&point, "summary"), child(&point, "windows"), latency_key(input)});
       }
     }
@@ -227,7 +232,7 @@ ChartSpec pareto_spec(std::span<const ReportInput> inputs) {
         row["run"] = label;
         row["index"] = j;
         row["load"] = child(&point, "load") != nullptr ? *child(&point, "load") : Json(nullptr);
-        row["load_label"] = point_label(point, mode);
+        row["load_label"] = point_label(point, mode) + invalid_mark(point);
         row["requests_per_s"] = *rps;
         const auto tokens = number(at_path(summary, {"throughput", "output_tokens_per_s"}));
         row["output_tokens_per_s"] = tokens ? Json(*tokens) : Json(nullptr);

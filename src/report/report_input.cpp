@@ -25,6 +25,77 @@ const Json& ReportInput::diagnostics() const {
   return it != document.end() && it->is_array() ? *it : empty_array();
 }
 
+core::Status check_load_summary(std::string_view path, const Json& summary, std::string_view where) {
+  if (!summary.is_object()) {
+    return core::Error{fmt::format("'{}': {} is a {}, not an object", path, where, summary.type_name())};
+  }
+  const auto check_block = [&](const Json& block, const std::string& at, std::string_view suffix) -> core::Status {
+    if (!block.is_object()) return core::Error{fmt::format("'{}': {} is a {}, not an object", path, at, block.type_name())};
+    for (const auto& [field, v] : block.items()) {
+      if (!field.ends_with(suffix) || v.is_null()) continue;
+      if (v.is_number() && v.get<double>() >= 0) continue;
+      return core::Error{fmt::format("'{}': {}.{} is not a number of 0 or more: {}", path, at, field, v.dump())};
+    }
+    return {};
+  };
+  const std::string base(where);
+  if (summary.contains("throughput")) PH_TRY(check_block(summary["throughput"], base + ".throughput", "_per_s"));
+  if (summary.contains("itl")) PH_TRY(check_block(summary["itl"], base + ".itl", "_s"));
+  if (summary.contains("latency")) {
+    const Json& latency = summary["latency"];
+    const std::string at = base + ".latency";
+    if (!latency.is_object()) return core::Error{fmt::format("'{}': {} is a {}, not an object", path, at, latency.type_name())};
+    for (const auto& [from, metrics] : latency.items()) {
+      if (!metrics.is_object()) {
+        return core::Error{fmt::format("'{}': {}.{} is a {}, not an object", path, at, from, metrics.type_name())};
+      }
+      for (const auto& [metric, block] : metrics.items()) PH_TRY(check_block(block, at + "." + from + "." + metric, "_s"));
+    }
+  }
+  return {};
+}
+
+core::Status check_load_document(const ReportInput& input) {
+  const bool load = input.kind() == "perfhound.load", sweep = input.kind() == "perfhound.sweep";
+  if (!load && !sweep) return {};
+  const Json& conditions = input.conditions();
+  const auto stated = [](const Json& j) -> const Json* {
+    const auto it = j.is_object() ? j.find("latency_from") : j.end();
+    return j.is_object() && it != j.end() ? &*it : nullptr;
+  };
+  const auto parameters = conditions.find("parameters");
+  const Json* from = parameters != conditions.end() ? stated(*parameters) : nullptr;
+  if (from == nullptr) from = stated(conditions);
+  if (from == nullptr || !from->is_string() ||
+      (from->get<std::string>() != "intended send time" && from->get<std::string>() != "actual send time")) {
+    // Open and closed loops count latency from different starts; a reader must not guess which.
+    return core::Error{fmt::format("'{}': conditions.parameters.latency_from is {}: 'intended send time' or "
+                                   "'actual send time'",
+                                   input.path, from == nullptr ? std::string("missing") : from->dump())};
+  }
+  const Json& result = input.result();
+  if (!result.is_object()) return core::Error{fmt::format("'{}': result is a {}, not an object", input.path, result.type_name())};
+  const auto check_run = [&](const Json& run, const std::string& where) -> core::Status {
+    if (!run.contains("summary")) return core::Error{fmt::format("'{}': {} has no summary", input.path, where)};
+    PH_TRY(check_load_summary(input.path, run["summary"], where + ".summary"));
+    if (run.contains("windows") && !run["windows"].is_null() && !run["windows"].is_array()) {
+      return core::Error{fmt::format("'{}': {}.windows is a {}, not an array", input.path, where, run["windows"].type_name())};
+    }
+    return {};
+  };
+  if (load) return check_run(result, "result");
+  if (!result.contains("points")) return {};
+  const Json& points = result["points"];
+  if (!points.is_array()) return core::Error{fmt::format("'{}': result.points is a {}, not an array", input.path, points.type_name())};
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::string where = fmt::format("result.points[{}]", i);
+    if (!points[i].is_object()) return core::Error{fmt::format("'{}': {} is not an object", input.path, where)};
+    // A point that did not run (an error before it measured) has no summary: that is said in the report.
+    if (points[i].contains("summary")) PH_TRY(check_run(points[i], where));
+  }
+  return {};
+}
+
 core::Result<ReportInput> parse_report_input(std::string path, std::string_view text) {
   Json document;
   try {
@@ -52,7 +123,9 @@ core::Result<ReportInput> parse_report_input(std::string path, std::string_view 
   const auto conditions = document.find("conditions");
   if (conditions == document.end() || !conditions->is_object()) return not_perfhound("no object 'conditions'");
   if (!document.contains("result")) return not_perfhound("no 'result'");
-  return ReportInput{std::move(path), std::move(document)};
+  ReportInput input{std::move(path), std::move(document)};
+  PH_TRY(check_load_document(input));
+  return input;
 }
 
 }  // namespace perfhound::report

@@ -2,6 +2,7 @@
 // the envelope check (report/report_input.h) and the HTML page (report/html_report.h). The expected numbers
 // are the ones written by hand into tests/data/report/*.json, not values computed by the code under test.
 #include <fstream>
+#include <functional>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <set>
@@ -66,7 +67,7 @@ TEST(ParetoChart, HoldsExactlyTheSweepPointsWithTheirValues) {
                                {4, 3.7, 740, 0.15, "c=4", "within SLO", "VALID"},
                                {8, 7.0, 1400, 0.24, "c=8", "within SLO", "VALID"},
                                {16, 11.5, 2300, 0.45, "c=16", "within SLO", "VALID"},
-                               {32, 12.6, 2520, 1.9, "c=32", "outside SLO", "INVALID"}};
+                               {32, 12.6, 2520, 1.9, "c=32 (INVALID)", "outside SLO", "INVALID"}};  // said on the chart
   ASSERT_EQ(points.size(), std::size(expected));
   for (std::size_t i = 0; i < std::size(expected); ++i) {
     SCOPED_TRACE(i);
@@ -153,7 +154,7 @@ TEST(ParetoChart, PointsWithoutANumericLoadKeepTheSweepsLabel) {
   sweep.document["result"]["points"][4]["label"] = "throughput";
   const std::vector<ReportInput> inputs{sweep};
   const ChartSpec chart = chart_spec(ChartId::kPareto, inputs);
-  EXPECT_EQ(dataset(chart, "pareto_points")[4].at("load_label"), "throughput");
+  EXPECT_EQ(dataset(chart, "pareto_points")[4].at("load_label"), "throughput (INVALID)");  // point 4 is INVALID
   EXPECT_EQ(dataset(chart, "pareto_points")[4].at("index"), 4);
 }
 
@@ -231,7 +232,8 @@ TEST(CdfCharts, PointsAreTheRunsPercentilesFromTheLatencyItsConditionsName) {
                                                      {0.95, 0.181}, {0.99, 0.260}, {0.999, 0.340}, {1.0, 0.372}};
   EXPECT_EQ(cdf_of(ttft, "ttft_cdf", "load_rate8"), rate8);
   // load_concurrency12: "actual send time", so from_sent (its from_intended p50 is 0.130, not 0.120).
-  const auto c12 = cdf_of(ttft, "ttft_cdf", "load_concurrency12");
+  // load_concurrency12 is INVALID (client-limited): its series says so wherever it is drawn.
+  const auto c12 = cdf_of(ttft, "ttft_cdf", "load_concurrency12 (INVALID)");
   ASSERT_EQ(c12.size(), 12u);
   EXPECT_EQ(c12[5], std::make_pair(0.50, 0.120));
   EXPECT_EQ(c12[9], std::make_pair(0.99, 0.380));
@@ -241,7 +243,7 @@ TEST(CdfCharts, PointsAreTheRunsPercentilesFromTheLatencyItsConditionsName) {
   ASSERT_EQ(t8.size(), 12u);
   EXPECT_EQ(t8[8], std::make_pair(0.95, 0.0275));
   // Its p99_9_s is null: left out, not drawn as zero.
-  const auto t12 = cdf_of(tpot, "tpot_cdf", "load_concurrency12");
+  const auto t12 = cdf_of(tpot, "tpot_cdf", "load_concurrency12 (INVALID)");
   ASSERT_EQ(t12.size(), 11u);
   EXPECT_EQ(t12.back(), std::make_pair(1.0, 0.054));
   EXPECT_EQ(t12[9], std::make_pair(0.99, 0.045));
@@ -253,9 +255,9 @@ TEST(CdfCharts, SeveralRunsAndSweepPointsOverlayAsSeries) {
   const ChartSpec ttft = chart_spec(ChartId::kTtftCdf, inputs);
   std::set<std::string> series;
   for (const Json& row : dataset(ttft, "ttft_cdf")) series.insert(row.at("series").get<std::string>());
-  EXPECT_EQ(series, (std::set<std::string>{"load_rate8", "load_concurrency12", "sweep_concurrency c=2",
+  EXPECT_EQ(series, (std::set<std::string>{"load_rate8", "load_concurrency12 (INVALID)", "sweep_concurrency c=2",
                                            "sweep_concurrency c=4", "sweep_concurrency c=8", "sweep_concurrency c=16",
-                                           "sweep_concurrency c=32"}));
+                                           "sweep_concurrency c=32 (INVALID)"}));
   // A sweep point reports p50, p95 and p99 (from_sent: the sweep is closed loop).
   EXPECT_EQ(cdf_of(ttft, "ttft_cdf", "sweep_concurrency c=16"),
             (std::vector<std::pair<double, double>>{{0.50, 0.21}, {0.95, 0.45}, {0.99, 0.62}}));
@@ -336,6 +338,42 @@ TEST(ReportInputParse, OtherJsonIsNotAPerfhoundDocument) {
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(ok->kind(), "perfhound.trace");
   EXPECT_TRUE(ok->diagnostics().empty());
+}
+
+// A load document whose figures are damaged is refused, naming the field: drawn, a text percentile vanished
+// from its chart without a note, a negative latency was plotted, and a missing latency_from was read as the
+// intended send time.
+TEST(ReportInputParse, DamagedLoadFiguresAreRefusedNamingTheField) {
+  const std::string path = std::string(PERFHOUND_TEST_DATA) + "/report/load_rate8.json";
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const Json good = Json::parse(text.str());
+  const auto parsed = [](const Json& doc) { return parse_report_input("r.json", doc.dump()); };
+  ASSERT_TRUE(parsed(good).ok());
+  const std::vector<std::pair<std::function<void(Json&)>, std::string>> cases = {
+      {[](Json& d) { d["result"]["summary"]["latency"]["from_intended"]["ttft"]["p50_s"] = "fast"; },
+       "'r.json': result.summary.latency.from_intended.ttft.p50_s is not a number of 0 or more: \"fast\""},
+      {[](Json& d) { d["result"]["summary"]["latency"]["from_intended"]["ttft"]["p50_s"] = -1; },
+       "'r.json': result.summary.latency.from_intended.ttft.p50_s is not a number of 0 or more: -1"},
+      {[](Json& d) { d["result"]["summary"]["throughput"]["requests_per_s"] = -2.5; },
+       "'r.json': result.summary.throughput.requests_per_s is not a number of 0 or more: -2.5"},
+      {[](Json& d) { d["result"]["summary"] = "x"; }, "'r.json': result.summary is a string, not an object"},
+      {[](Json& d) { d["result"]["windows"] = 5; }, "'r.json': result.windows is a number, not an array"},
+      {[](Json& d) { d["conditions"]["parameters"].erase("latency_from"); },
+       "'r.json': conditions.parameters.latency_from is missing: 'intended send time' or 'actual send time'"},
+  };
+  for (const auto& [damage, message] : cases) {
+    Json doc = good;
+    damage(doc);
+    const auto r = parsed(doc);
+    ASSERT_FALSE(r.ok()) << message;
+    EXPECT_EQ(r.error().message, message);
+  }
+  // A partial run's missing figure is null, not damage.
+  Json partial = good;
+  partial["result"]["summary"]["latency"]["from_intended"]["ttft"]["p99_9_s"] = nullptr;
+  EXPECT_TRUE(parsed(partial).ok());
 }
 
 // ---- the HTML page ----
