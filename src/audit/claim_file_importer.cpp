@@ -95,7 +95,7 @@ class ClaimFileImporter final : public ClaimImporter {
     claim.statement = statement.value_or("");
     PH_ASSIGN_OR_RETURN(auto metric, condition_text(doc, "/metric"));
     claim.metric = metric.value_or("");
-    PH_ASSIGN_OR_RETURN(claim.value, doc.number("/value"));
+    PH_ASSIGN_OR_RETURN(claim.value, number_in(doc, "/value", Range::kFinite));
     PH_ASSIGN_OR_RETURN(auto unit, condition_text(doc, "/unit"));
     PH_ASSIGN_OR_RETURN(auto phase, condition_text(doc, "/phase"));
     if (phase) {
@@ -108,16 +108,15 @@ class ClaimFileImporter final : public ClaimImporter {
 
     PH_TRY(read_latencies(doc, claim));
     PH_TRY(check_keys(doc, "/throughput", std::array<std::string_view, 3>{"output_tokens_per_s", "total_tokens_per_s", "requests_per_s"}));
-    PH_ASSIGN_OR_RETURN(claim.output_tokens_per_s, doc.number("/throughput/output_tokens_per_s"));
-    PH_ASSIGN_OR_RETURN(claim.total_tokens_per_s, doc.number("/throughput/total_tokens_per_s"));
-    PH_ASSIGN_OR_RETURN(claim.requests_per_s, doc.number("/throughput/requests_per_s"));
+    PH_ASSIGN_OR_RETURN(claim.output_tokens_per_s, number_in(doc, "/throughput/output_tokens_per_s", Range::kNonNegative));
+    PH_ASSIGN_OR_RETURN(claim.total_tokens_per_s, number_in(doc, "/throughput/total_tokens_per_s", Range::kNonNegative));
+    PH_ASSIGN_OR_RETURN(claim.requests_per_s, number_in(doc, "/throughput/requests_per_s", Range::kNonNegative));
     PH_TRY(read_headline(doc, claim, unit));
 
     PH_TRY(read_warmup(doc, claim));
-    PH_ASSIGN_OR_RETURN(claim.runs, doc.count("/runs"));
-    if (claim.runs && *claim.runs < 1) return doc.field_error("/runs", "expected a whole number >= 1, got 0");
-    PH_TRY(check_keys(doc, "/spread", std::array<std::string_view, 3>{"stddev", "ci", "confidence"}));
-    claim.spread_stated = doc.has("/spread/stddev") || doc.has("/spread/ci");
+    PH_ASSIGN_OR_RETURN(const auto runs, number_in(doc, "/runs", Range::kWholePositive));
+    if (runs) claim.runs = static_cast<std::int64_t>(*runs);
+    PH_TRY(read_spread(doc, claim));
     PH_ASSIGN_OR_RETURN(claim.synchronized, doc.boolean("/synchronized"));
     PH_ASSIGN_OR_RETURN(claim.completed, doc.count("/completed"));
     PH_ASSIGN_OR_RETURN(claim.failed, doc.count("/failed"));
@@ -133,15 +132,15 @@ class ClaimFileImporter final : public ClaimImporter {
       Baseline b;
       PH_ASSIGN_OR_RETURN(auto label, condition_text(doc, "/baseline/label"));
       b.label = label.value_or("");
-      PH_ASSIGN_OR_RETURN(b.value, doc.number("/baseline/value"));
+      PH_ASSIGN_OR_RETURN(b.value, number_in(doc, "/baseline/value", Range::kFinite));
       PH_ASSIGN_OR_RETURN(b.conditions, conditions(doc, "/baseline/conditions"));
       claim.baseline = std::move(b);
     }
     PH_ASSIGN_OR_RETURN(auto variable, condition_text(doc, "/variable"));
     claim.variable = variable.value_or("");
     PH_TRY(check_keys(doc, "/target_workload", std::array<std::string_view, 2>{"input_len", "output_len"}));
-    PH_ASSIGN_OR_RETURN(claim.target_input_len, doc.number("/target_workload/input_len"));
-    PH_ASSIGN_OR_RETURN(claim.target_output_len, doc.number("/target_workload/output_len"));
+    PH_ASSIGN_OR_RETURN(claim.target_input_len, number_in(doc, "/target_workload/input_len", Range::kPositive));
+    PH_ASSIGN_OR_RETURN(claim.target_output_len, number_in(doc, "/target_workload/output_len", Range::kPositive));
     return claim;
   }
 
@@ -154,11 +153,13 @@ class ClaimFileImporter final : public ClaimImporter {
     PH_ASSIGN_OR_RETURN(c.hardware, condition_text(doc, base + "/hardware"));
     PH_ASSIGN_OR_RETURN(c.framework, condition_text(doc, base + "/framework"));
     PH_ASSIGN_OR_RETURN(c.framework_version, condition_text(doc, base + "/framework_version"));
-    PH_ASSIGN_OR_RETURN(c.batch, doc.number(base + "/batch"));
-    PH_ASSIGN_OR_RETURN(c.concurrency, doc.number(base + "/concurrency"));
-    PH_ASSIGN_OR_RETURN(c.request_rate_per_s, doc.number(base + "/request_rate"));
-    PH_ASSIGN_OR_RETURN(c.input_len, doc.number(base + "/input_len"));
-    PH_ASSIGN_OR_RETURN(c.output_len, doc.number(base + "/output_len"));
+    // Batches and concurrencies are counts of sequences; lengths are means, so fractions are fine, but a
+    // prompt has at least one token. An output of 0 is a prefill-only figure, which the claim may be.
+    PH_ASSIGN_OR_RETURN(c.batch, number_in(doc, base + "/batch", Range::kWholePositive));
+    PH_ASSIGN_OR_RETURN(c.concurrency, number_in(doc, base + "/concurrency", Range::kWholePositive));
+    PH_ASSIGN_OR_RETURN(c.request_rate_per_s, number_in(doc, base + "/request_rate", Range::kPositiveOrInf));
+    PH_ASSIGN_OR_RETURN(c.input_len, number_in(doc, base + "/input_len", Range::kPositive));
+    PH_ASSIGN_OR_RETURN(c.output_len, number_in(doc, base + "/output_len", Range::kNonNegative));
     if (c.concurrency) c.load = fmt::format("concurrency {:g}", *c.concurrency);
     if (c.request_rate_per_s) {
       c.load += fmt::format("{}request rate {}", c.load.empty() ? "" : ", ",
@@ -168,7 +169,7 @@ class ClaimFileImporter final : public ClaimImporter {
   }
 
   static core::Result<std::optional<double>> ratio(const SourceDocument& doc, const std::string& pointer) {
-    PH_ASSIGN_OR_RETURN(auto v, doc.number(pointer));
+    PH_ASSIGN_OR_RETURN(auto v, number_in(doc, pointer, Range::kNonNegative));
     if (v && !(*v >= 0 && *v <= 1)) {
       return doc.field_error(pointer, fmt::format("expected a ratio in 0..1 (45% is 0.45), got {:g}", *v));
     }
@@ -189,20 +190,24 @@ class ClaimFileImporter final : public ClaimImporter {
       }
       if (!stats.is_object()) return doc.field_error(base, fmt::format("expected an object of statistics, got {}", stats.type_name()));
       LatencyFigure& f = figure(claim, parsed->metric);
+      std::vector<PercentileField> order;
       for (const auto& [key, value] : stats.items()) {
         const std::string pointer = base + "/" + key;
         if (key == "samples") {
           PH_ASSIGN_OR_RETURN(f.samples, doc.count(pointer));
           continue;
         }
-        PH_ASSIGN_OR_RETURN(auto v, doc.number(pointer));
+        // A latency, or its spread, is a time: never negative.
+        PH_ASSIGN_OR_RETURN(auto v, number_in(doc, pointer, Range::kNonNegative));
         if (!v) continue;
         if (const auto q = percentile_key(key)) {
           f.percentiles_s[*q] = *v * parsed->seconds_per_unit;
+          order.push_back({*q, *v, pointer});
         } else if (key == "mean" || key == "avg") {
           f.mean_s = *v * parsed->seconds_per_unit;
         } else if (key == "median") {
           f.percentiles_s[50] = *v * parsed->seconds_per_unit;
+          order.push_back({50, *v, pointer});
         } else if (key == "stddev" || key == "std") {
           f.stddev_s = *v * parsed->seconds_per_unit;
         } else {
@@ -210,6 +215,7 @@ class ClaimFileImporter final : public ClaimImporter {
                                                       fmt::join(kStatisticKeys, ", ")));
         }
       }
+      PH_TRY(check_percentile_order(doc, std::move(order)));
       if (!f.samples && default_samples) f.samples = default_samples;
     }
     return {};
@@ -234,6 +240,7 @@ class ClaimFileImporter final : public ClaimImporter {
       return {};
     }
     if (is_latency_metric(m)) {
+      if (v < 0) return doc.field_error("/value", fmt::format("{} is a latency: expected a number >= 0, got {:g}", claim.metric, v));
       auto parsed = latency_name(m);
       if (!parsed && unit) {
         if (const auto scale = seconds_per_unit(*unit)) parsed = LatencyName{m, *scale};
@@ -271,6 +278,7 @@ class ClaimFileImporter final : public ClaimImporter {
     const bool rate = contains(m, "per_s") || contains(m, "throughput") || contains(m, "tok/s") || contains(m, "tokens_s") ||
                       m == "qps" || m == "rps";
     if (rate) {
+      if (v < 0) return doc.field_error("/value", fmt::format("{} is a throughput: expected a number >= 0, got {:g}", claim.metric, v));
       if (contains(m, "request") || m == "qps" || m == "rps") {
         claim.requests_per_s = v;
       } else if (contains(m, "total")) {
@@ -290,7 +298,9 @@ class ClaimFileImporter final : public ClaimImporter {
       claim.warmup = w->get<bool>() ? "yes" : "none";
     } else if (w->is_number()) {
       const double n = w->get<double>();
-      if (n < 0) return doc.field_error("/warmup", fmt::format("expected a count >= 0, got {:g}", n));
+      if (!(n >= 0) || std::floor(n) != n) {
+        return doc.field_error("/warmup", fmt::format("expected a whole count >= 0 (or a duration such as \"5s\"), got {:g}", n));
+      }
       claim.warmup_discarded = n > 0;
       claim.warmup = fmt::format("{:g}", n);
     } else if (w->is_string()) {
@@ -305,11 +315,37 @@ class ClaimFileImporter final : public ClaimImporter {
     return {};
   }
 
+  // spread: {stddev: 31, ci: [2410, 2490], confidence: 0.95}. A spread is what lets a single-run finding
+  // go, so a nonsense one (a negative stddev, an interval upside down, a 700% confidence) must not pass.
+  static core::Status read_spread(const SourceDocument& doc, Claim& claim) {
+    PH_TRY(check_keys(doc, "/spread", std::array<std::string_view, 3>{"stddev", "ci", "confidence"}));
+    PH_ASSIGN_OR_RETURN(const auto stddev, number_in(doc, "/spread/stddev", Range::kNonNegative));
+    if (const nlohmann::json* ci = doc.find("/spread/ci"); ci != nullptr) {
+      if (!ci->is_array() || ci->size() != 2) {
+        return doc.field_error("/spread/ci", fmt::format("expected [low, high], got {}", ci->dump()));
+      }
+      PH_ASSIGN_OR_RETURN(const auto low, number_in(doc, "/spread/ci/0", Range::kFinite));
+      PH_ASSIGN_OR_RETURN(const auto high, number_in(doc, "/spread/ci/1", Range::kFinite));
+      if (!low || !high) return doc.field_error("/spread/ci", "expected [low, high] with two numbers");
+      if (*low > *high) {
+        return doc.field_error("/spread/ci", fmt::format("expected [low, high] with low <= high, got [{:g}, {:g}]", *low, *high));
+      }
+    }
+    PH_ASSIGN_OR_RETURN(const auto confidence, number_in(doc, "/spread/confidence", Range::kPositive));
+    if (confidence && !(*confidence < 1)) {
+      return doc.field_error("/spread/confidence",
+                             fmt::format("expected a level between 0 and 1 (95% is 0.95), got {:g}", *confidence));
+    }
+    if (confidence && !doc.has("/spread/ci")) return doc.field_error("/spread/confidence", "a confidence level needs its ci");
+    claim.spread_stated = stddev.has_value() || doc.has("/spread/ci");
+    return {};
+  }
+
   static core::Status read_roof(const SourceDocument& doc, Claim& claim) {
     if (!doc.has("/roof")) return {};
     PH_TRY(check_keys(doc, "/roof", std::array<std::string_view, 5>{"peak_flops_per_s", "peak_bytes_per_s", "precision", "source", "measured"}));
-    PH_ASSIGN_OR_RETURN(auto flops, doc.number("/roof/peak_flops_per_s"));
-    PH_ASSIGN_OR_RETURN(auto bytes, doc.number("/roof/peak_bytes_per_s"));
+    PH_ASSIGN_OR_RETURN(auto flops, number_in(doc, "/roof/peak_flops_per_s", Range::kPositive));
+    PH_ASSIGN_OR_RETURN(auto bytes, number_in(doc, "/roof/peak_bytes_per_s", Range::kPositive));
     PH_ASSIGN_OR_RETURN(auto precision, condition_text(doc, "/roof/precision"));
     PH_ASSIGN_OR_RETURN(auto source, condition_text(doc, "/roof/source"));
     PH_ASSIGN_OR_RETURN(auto measured, doc.boolean("/roof/measured"));

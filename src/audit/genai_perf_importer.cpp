@@ -54,9 +54,10 @@ class GenaiPerfImporter final : public ClaimImporter {
       claim.notes.push_back(fmt::format("service kind '{}' is a protocol, not the server's framework", *service_kind));
     }
 
-    PH_ASSIGN_OR_RETURN(auto rate, first_number(doc, {"/input_config/request_rate", "/input_config/perf_analyzer/stimulus/request_rate"}));
-    PH_ASSIGN_OR_RETURN(auto concurrency,
-                        first_number(doc, {"/input_config/concurrency", "/input_config/perf_analyzer/stimulus/concurrency"}));
+    PH_ASSIGN_OR_RETURN(auto rate, first_number(doc, {"/input_config/request_rate", "/input_config/perf_analyzer/stimulus/request_rate"},
+                                                Range::kPositiveOrInf));
+    PH_ASSIGN_OR_RETURN(auto concurrency, first_number(doc, {"/input_config/concurrency", "/input_config/perf_analyzer/stimulus/concurrency"},
+                                                       Range::kWholePositive));
     if (rate) {
       c.request_rate_per_s = rate;
       c.load = fmt::format("request rate {:g}/s", *rate);
@@ -65,26 +66,33 @@ class GenaiPerfImporter final : public ClaimImporter {
       c.load = fmt::format("concurrency {:g}", *concurrency);
     }
 
-    PH_ASSIGN_OR_RETURN(auto isl, doc.number("/input_sequence_length/avg"));
-    PH_ASSIGN_OR_RETURN(auto osl, doc.number("/output_sequence_length/avg"));
+    PH_ASSIGN_OR_RETURN(auto isl, number_in(doc, "/input_sequence_length/avg", Range::kPositive, Writer::kTool));
+    PH_ASSIGN_OR_RETURN(auto osl, number_in(doc, "/output_sequence_length/avg", Range::kNonNegative, Writer::kTool));
     PH_ASSIGN_OR_RETURN(auto isl_config, first_number(doc, {"/input_config/synthetic_input_tokens_mean",
-                                                            "/input_config/input/synthetic_tokens/mean"}));
-    PH_ASSIGN_OR_RETURN(auto osl_config, first_number(doc, {"/input_config/output_tokens_mean",
-                                                            "/input_config/input/output_tokens/mean"}));
-    // output_tokens_mean is -1 when not set: the server chose the lengths.
-    if (osl_config && *osl_config < 0) osl_config.reset();
+                                                            "/input_config/input/synthetic_tokens/mean"},
+                                                      Range::kPositive));
+    // output_tokens_mean is -1 when not set (genai-perf's default): the server chose the lengths. Any other
+    // negative is no length at all.
+    std::optional<double> osl_config;
+    for (std::string_view p : {"/input_config/output_tokens_mean", "/input_config/input/output_tokens/mean"}) {
+      const nlohmann::json* v = doc.find(p);
+      if (v == nullptr) continue;
+      if (v->is_number() && v->get<double>() == -1) break;
+      PH_ASSIGN_OR_RETURN(osl_config, number_in(doc, p, Range::kNonNegative, Writer::kTool));
+      break;
+    }
     c.input_len = isl ? isl : isl_config;
     c.output_len = osl ? osl : osl_config;
     if ((!isl && isl_config) || (!osl && osl_config)) {
       claim.notes.push_back("lengths from input_config (the requested means), not the measured sequence lengths");
     }
 
-    PH_ASSIGN_OR_RETURN(claim.completed, doc.count("/request_count/avg"));
-    PH_ASSIGN_OR_RETURN(claim.failed, doc.count("/error_request_count/avg"));
+    PH_ASSIGN_OR_RETURN(claim.completed, count_in(doc, "/request_count/avg", Writer::kTool));
+    PH_ASSIGN_OR_RETURN(claim.failed, count_in(doc, "/error_request_count/avg", Writer::kTool));
 
-    PH_ASSIGN_OR_RETURN(claim.requests_per_s, doc.number("/request_throughput/avg"));
-    PH_ASSIGN_OR_RETURN(claim.output_tokens_per_s, doc.number("/output_token_throughput/avg"));
-    PH_ASSIGN_OR_RETURN(claim.total_tokens_per_s, doc.number("/total_token_throughput/avg"));
+    PH_ASSIGN_OR_RETURN(claim.requests_per_s, number_in(doc, "/request_throughput/avg", Range::kNonNegative, Writer::kTool));
+    PH_ASSIGN_OR_RETURN(claim.output_tokens_per_s, number_in(doc, "/output_token_throughput/avg", Range::kNonNegative, Writer::kTool));
+    PH_ASSIGN_OR_RETURN(claim.total_tokens_per_s, number_in(doc, "/total_token_throughput/avg", Range::kNonNegative, Writer::kTool));
 
     for (const auto& m : kLatencies) {
       if (!doc.has(fmt::format("/{}", m.genai_perf))) continue;
@@ -95,7 +103,8 @@ class GenaiPerfImporter final : public ClaimImporter {
 
     PH_ASSIGN_OR_RETURN(auto warmup, first_number(doc, {"/input_config/warmup_request_count",
                                                         "/input_config/perf_analyzer/warmup_request_count",
-                                                        "/input_config/input/request_count/warmup"}));
+                                                        "/input_config/input/request_count/warmup"},
+                                                  Range::kWholeNonNegative));
     if (warmup) {
       claim.warmup = fmt::format("{:g} requests", *warmup);
       claim.warmup_discarded = *warmup > 0;
@@ -128,9 +137,9 @@ class GenaiPerfImporter final : public ClaimImporter {
   }
 
   static core::Result<std::optional<double>> first_number(const SourceDocument& doc,
-                                                          std::initializer_list<std::string_view> pointers) {
+                                                          std::initializer_list<std::string_view> pointers, Range range) {
     for (auto p : pointers) {
-      PH_ASSIGN_OR_RETURN(auto v, doc.number(p));
+      PH_ASSIGN_OR_RETURN(auto v, number_in(doc, p, range, Writer::kTool));
       if (v) return v;
     }
     return std::optional<double>{};
@@ -146,15 +155,25 @@ class GenaiPerfImporter final : public ClaimImporter {
     PH_ASSIGN_OR_RETURN(const auto unit, condition_text(doc, base + "/unit"));
     const auto scale = seconds_per_unit(unit.value_or("ms"));
     if (!scale) return doc.field_error(base + "/unit", fmt::format("unknown time unit '{}' (expected ms, s, us or ns)", *unit));
-    PH_ASSIGN_OR_RETURN(const auto avg, doc.number(base + "/avg"));
-    PH_ASSIGN_OR_RETURN(const auto std, doc.number(base + "/std"));
+    const auto stat = [&](const std::string& pointer) { return number_in(doc, pointer, Range::kNonNegative, Writer::kTool); };
+    PH_ASSIGN_OR_RETURN(const auto avg, stat(base + "/avg"));
+    PH_ASSIGN_OR_RETURN(const auto std, stat(base + "/std"));
     if (avg) f.mean_s = *avg * *scale;
     if (std) f.stddev_s = *std * *scale;
+    std::vector<PercentileField> order;
     for (const auto& [key, value] : doc.find(base)->items()) {
       if (key.size() < 2 || key[0] != 'p' || key.find_first_not_of("0123456789.", 1) != std::string::npos) continue;
-      PH_ASSIGN_OR_RETURN(const auto v, doc.number(base + "/" + key));
-      if (v) f.percentiles_s[std::stod(key.substr(1))] = *v * *scale;
+      PH_ASSIGN_OR_RETURN(const auto v, stat(base + "/" + key));
+      if (!v) continue;
+      f.percentiles_s[std::stod(key.substr(1))] = *v * *scale;
+      order.push_back({std::stod(key.substr(1)), *v, base + "/" + key});
     }
+    // min and max bound every percentile; genai-perf writes both.
+    PH_ASSIGN_OR_RETURN(const auto min, stat(base + "/min"));
+    PH_ASSIGN_OR_RETURN(const auto max, stat(base + "/max"));
+    if (min) order.push_back({0, *min, base + "/min"});
+    if (max) order.push_back({100, *max, base + "/max"});
+    PH_TRY(check_percentile_order(doc, std::move(order)));
     return f;
   }
 };

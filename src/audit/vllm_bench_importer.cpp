@@ -65,16 +65,22 @@ class VllmBenchImporter final : public ClaimImporter {
       if (!c.framework) claim.notes.push_back(fmt::format("backend '{}' is a protocol, not the server's framework", *backend));
     }
 
-    PH_ASSIGN_OR_RETURN(c.request_rate_per_s, doc.number("/request_rate"));
-    PH_ASSIGN_OR_RETURN(c.concurrency, doc.number("/max_concurrency"));
-    PH_ASSIGN_OR_RETURN(const auto burstiness, doc.number("/burstiness"));
+    // serve.py saves request_rate as the number, or the string "inf" (JSON has no infinity); every other
+    // field below it writes as a JSON number, so a string there is refused, not coerced.
+    const nlohmann::json* rate = doc.find("/request_rate");
+    const bool rate_inf = rate != nullptr && rate->is_string() && rate->get_ref<const std::string&>() == "inf";
+    PH_ASSIGN_OR_RETURN(c.request_rate_per_s,
+                        number_in(doc, "/request_rate", Range::kPositiveOrInf, rate_inf ? Writer::kHand : Writer::kTool));
+    PH_ASSIGN_OR_RETURN(c.concurrency, number_in(doc, "/max_concurrency", Range::kWholePositive, Writer::kTool));
+    PH_ASSIGN_OR_RETURN(const auto burstiness, number_in(doc, "/burstiness", Range::kPositive, Writer::kTool));
+    PH_TRY(number_in(doc, "/duration", Range::kPositive, Writer::kTool));
     c.load = load_text(c.request_rate_per_s, c.concurrency, burstiness);
 
-    PH_ASSIGN_OR_RETURN(claim.completed, doc.count("/completed"));
-    PH_ASSIGN_OR_RETURN(claim.failed, doc.count("/failed"));
+    PH_ASSIGN_OR_RETURN(claim.completed, count_in(doc, "/completed", Writer::kTool));
+    PH_ASSIGN_OR_RETURN(claim.failed, count_in(doc, "/failed", Writer::kTool));
     const auto& completed = claim.completed;
-    PH_ASSIGN_OR_RETURN(const auto input_tokens, doc.number("/total_input_tokens"));
-    PH_ASSIGN_OR_RETURN(const auto output_tokens, doc.number("/total_output_tokens"));
+    PH_ASSIGN_OR_RETURN(const auto input_tokens, number_in(doc, "/total_input_tokens", Range::kWholeNonNegative, Writer::kTool));
+    PH_ASSIGN_OR_RETURN(const auto output_tokens, number_in(doc, "/total_output_tokens", Range::kWholeNonNegative, Writer::kTool));
     if (completed && *completed > 0) {
       if (input_tokens) c.input_len = *input_tokens / static_cast<double>(*completed);
       if (output_tokens) c.output_len = *output_tokens / static_cast<double>(*completed);
@@ -86,9 +92,9 @@ class VllmBenchImporter final : public ClaimImporter {
       claim.source_flags.push_back("no request completed: every figure vllm bench serve saved is 0 by default");
     }
 
-    PH_ASSIGN_OR_RETURN(claim.requests_per_s, doc.number("/request_throughput"));
-    PH_ASSIGN_OR_RETURN(claim.output_tokens_per_s, doc.number("/output_throughput"));
-    PH_ASSIGN_OR_RETURN(claim.total_tokens_per_s, doc.number("/total_token_throughput"));
+    PH_ASSIGN_OR_RETURN(claim.requests_per_s, number_in(doc, "/request_throughput", Range::kNonNegative, Writer::kTool));
+    PH_ASSIGN_OR_RETURN(claim.output_tokens_per_s, number_in(doc, "/output_throughput", Range::kNonNegative, Writer::kTool));
+    PH_ASSIGN_OR_RETURN(claim.total_tokens_per_s, number_in(doc, "/total_token_throughput", Range::kNonNegative, Writer::kTool));
 
     for (std::string_view m : kMetrics) {
       PH_ASSIGN_OR_RETURN(LatencyFigure figure, latency(doc, m));
@@ -99,11 +105,18 @@ class VllmBenchImporter final : public ClaimImporter {
       }
     }
 
+    // --metadata num_warmups=20 arrives as the string "20": a count written by hand, so read as one, and
+    // anything that is not a whole count ("twenty") refused rather than shown as "twenty requests".
     for (std::string_view key : kWarmupKeys) {
-      PH_ASSIGN_OR_RETURN(const auto warmup, condition_text(doc, fmt::format("/{}", key)));
-      if (!warmup) continue;
-      claim.warmup = *warmup + " requests";
-      claim.warmup_discarded = warmup_discards(*warmup);
+      const std::string pointer = fmt::format("/{}", key);
+      if (!doc.has(pointer)) continue;
+      const auto warmup = number_in(doc, pointer, Range::kWholeNonNegative);
+      if (!warmup.ok()) {
+        return doc.field_error(pointer, fmt::format("expected the whole number of warm-up requests (--metadata {}=20), got {}",
+                                                    key, doc.find(pointer)->dump()));
+      }
+      claim.warmup = fmt::format("{:g} requests", **warmup);
+      claim.warmup_discarded = **warmup > 0;
       break;
     }
     claim.runs = 1;
@@ -134,21 +147,30 @@ class VllmBenchImporter final : public ClaimImporter {
   static core::Result<LatencyFigure> latency(const SourceDocument& doc, std::string_view metric) {
     LatencyFigure f;
     f.metric = metric == "e2el" ? "e2e" : std::string(metric);
-    PH_ASSIGN_OR_RETURN(const auto mean, doc.number(fmt::format("/mean_{}_ms", metric)));
-    PH_ASSIGN_OR_RETURN(const auto median, doc.number(fmt::format("/median_{}_ms", metric)));
-    PH_ASSIGN_OR_RETURN(const auto stddev, doc.number(fmt::format("/std_{}_ms", metric)));
+    const auto stat = [&](const std::string& pointer) { return number_in(doc, pointer, Range::kNonNegative, Writer::kTool); };
+    const std::string median_pointer = fmt::format("/median_{}_ms", metric);
+    PH_ASSIGN_OR_RETURN(const auto mean, stat(fmt::format("/mean_{}_ms", metric)));
+    PH_ASSIGN_OR_RETURN(const auto median, stat(median_pointer));
+    PH_ASSIGN_OR_RETURN(const auto stddev, stat(fmt::format("/std_{}_ms", metric)));
+    std::vector<PercentileField> order;
     if (mean) f.mean_s = *mean * 1e-3;
     if (stddev) f.stddev_s = *stddev * 1e-3;
-    if (median) f.percentiles_s[50] = *median * 1e-3;
+    if (median) {
+      f.percentiles_s[50] = *median * 1e-3;
+      order.push_back({50, *median, median_pointer});
+    }
     // p<Q>_<metric>_ms, Q as vLLM writes it: "99", "99.9", "50".
     const std::string suffix = fmt::format("_{}_ms", metric);
     for (const auto& [key, value] : doc.json().items()) {
       if (key.size() <= suffix.size() + 1 || key[0] != 'p' || !key.ends_with(suffix)) continue;
       const std::string q_text = key.substr(1, key.size() - 1 - suffix.size());
       if (q_text.find_first_not_of("0123456789.") != std::string::npos) continue;
-      PH_ASSIGN_OR_RETURN(const auto v, doc.number("/" + key));
-      if (v) f.percentiles_s[std::stod(q_text)] = *v * 1e-3;
+      PH_ASSIGN_OR_RETURN(const auto v, stat("/" + key));
+      if (!v) continue;
+      f.percentiles_s[std::stod(q_text)] = *v * 1e-3;
+      order.push_back({std::stod(q_text), *v, "/" + key});
     }
+    PH_TRY(check_percentile_order(doc, std::move(order)));
     return f;
   }
 };

@@ -6,8 +6,11 @@
 #include <fstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "audit/audit_rules.h"
 #include "audit/audit_fixtures.h"
@@ -192,9 +195,111 @@ TEST(ClaimFileImporter, ErrorsNameTheFileFieldAndLine) {
   EXPECT_THAT(import_error("c.json", R"({"claim": "x", "latency": {"ttft": {"mean": 1}}})"),
               HasSubstr("latency.ttft: name the unit"));
   EXPECT_THAT(import_error("c.yaml", "claim: x\nclaim: y\n"), HasSubstr("key 'claim' appears twice"));
-  EXPECT_EQ(import_error("c.json", R"({"claim": "x", "runs": 2.5})"), "'c.json': runs: expected a whole count >= 0, got 2.5");
-  EXPECT_THAT(import_error("v.json", R"({"request_throughput": 1, "completed": "inf", "duration": 1})"),
+  EXPECT_EQ(import_error("c.json", R"({"claim": "x", "runs": 2.5})"), "'c.json': runs: expected a whole number >= 1, got 2.5");
+  EXPECT_THAT(import_error("v.json", R"({"request_throughput": 1, "completed": 2.5, "duration": 1})"),
               HasSubstr("'v.json': completed: expected a whole count"));
+}
+
+// Every number a claim file states is range-checked, so nonsense is an error naming the field, never a
+// condition the rules then judge (a batch of -1 passed, a request rate of -2 vanished from the table).
+TEST(ClaimFileImporter, NumbersOutOfRangeAreErrors) {
+  const std::string head = R"({"claim": "x", )";
+  for (const auto& [body, error] : std::vector<std::pair<std::string, std::string>>{
+           {R"("conditions": {"batch": -1}})", "conditions.batch: expected a whole number >= 1, got -1"},
+           {R"("conditions": {"batch": 1.5}})", "conditions.batch: expected a whole number >= 1, got 1.5"},
+           {R"("conditions": {"concurrency": 0}})", "conditions.concurrency: expected a whole number >= 1, got 0"},
+           {R"("conditions": {"request_rate": -2}})", "conditions.request_rate: expected a number > 0 (or inf), got -2"},
+           {R"("conditions": {"input_len": -100}})", "conditions.input_len: expected a number > 0, got -100"},
+           {R"("conditions": {"output_len": -1}})", "conditions.output_len: expected a number >= 0, got -1"},
+           {R"("baseline": {"conditions": {"batch": 0}}})", "baseline.conditions.batch: expected a whole number >= 1, got 0"},
+           {R"("latency": {"ttft_ms": {"p99": -5}}})", "latency.ttft_ms.p99: expected a number >= 0, got -5"},
+           {R"("latency": {"ttft_ms": {"mean": -1}}})", "latency.ttft_ms.mean: expected a number >= 0, got -1"},
+           {R"("throughput": {"requests_per_s": -3}})", "throughput.requests_per_s: expected a number >= 0, got -3"},
+           {R"("metric": "ttft_p99_ms", "value": -1})", "value: ttft_p99_ms is a latency: expected a number >= 0, got -1"},
+           {R"("spread": {"ci": [5, 1], "confidence": 0.95}})", "spread.ci: expected [low, high] with low <= high, got [5, 1]"},
+           {R"("spread": {"ci": [1, 5], "confidence": 7}})",
+            "spread.confidence: expected a level between 0 and 1 (95% is 0.95), got 7"},
+           {R"("spread": {"stddev": -2}})", "spread.stddev: expected a number >= 0, got -2"},
+           {R"("runs": -3})", "runs: expected a whole number >= 1, got -3"},
+           {R"("warmup": 2.5})", "warmup: expected a whole count >= 0 (or a duration such as \"5s\"), got 2.5"},
+           {R"("roof": {"peak_flops_per_s": 0}})", "roof.peak_flops_per_s: expected a number > 0, got 0"},
+           {R"("target_workload": {"input_len": -5}})", "target_workload.input_len: expected a number > 0, got -5"}}) {
+    EXPECT_EQ(import_error("c.json", head + body), "'c.json': " + error) << body;
+  }
+  // In range, and the string "inf" YAML's plain scalar makes of a rate, still read.
+  const Claim c = import_claim("c.yaml", "claim: x\nconditions: {batch: 8, request_rate: inf, output_len: 0}\n").value();
+  EXPECT_EQ(c.conditions.batch, 8);
+  EXPECT_TRUE(std::isinf(*c.conditions.request_rate_per_s));
+  EXPECT_EQ(c.conditions.output_len, 0);  // a prefill-only figure
+}
+
+// A p99 under the median cannot come from one distribution: the file is inconsistent, whichever format.
+TEST(ClaimImporter, PercentilesThatDecreaseAreErrors) {
+  EXPECT_EQ(import_error("c.json", R"({"claim": "x", "latency": {"ttft_ms": {"p50": 2000, "p99": 900}}})"),
+            "'c.json': latency.ttft_ms.p99: 900 is below latency.ttft_ms.p50 (2000): a higher percentile cannot be "
+            "lower, so the file is inconsistent");
+  EXPECT_THAT(import_error("c.json", R"({"claim": "x", "latency": {"ttft_ms": {"median": 80, "p90": 70}}})"),
+              HasSubstr("latency.ttft_ms.p90: 70 is below latency.ttft_ms.median (80)"));
+  // Equal percentiles are a narrow distribution, not an error.
+  EXPECT_TRUE(import_claim("c.json", R"({"claim": "x", "latency": {"ttft_ms": {"p50": 80, "p99": 80}}})").ok());
+}
+
+// vllm bench serve writes its figures as JSON numbers: a string there is refused, not coerced (a p99 TTFT of
+// "12" passed, under an 80 ms median), and impossible values are errors naming the field.
+TEST(VllmBenchImporter, WrongTypesAndImpossibleValuesAreErrors) {
+  const auto clean = nlohmann::json::parse(read_fixture("vllm_bench_serve_clean.json"));
+  const auto error_with = [&](const std::string& key, const nlohmann::json& value) {
+    nlohmann::json j = clean;
+    j[key] = value;
+    return import_error("v.json", j.dump());
+  };
+  EXPECT_EQ(error_with("request_throughput", -1), "'v.json': request_throughput: expected a number >= 0, got -1");
+  EXPECT_EQ(error_with("p99_ttft_ms", "12"),
+            "'v.json': p99_ttft_ms: expected a number, got the string \"12\" (the tool writes a number here: was the "
+            "file edited?)");
+  // 12 ms is below the fixture's p95 (125.2) and its median (80.12).
+  EXPECT_EQ(error_with("p99_ttft_ms", 12.0),
+            "'v.json': p99_ttft_ms: 12 is below p95_ttft_ms (125.2): a higher percentile cannot be lower, so the file "
+            "is inconsistent");
+  EXPECT_EQ(error_with("max_concurrency", 0), "'v.json': max_concurrency: expected a whole number >= 1, got 0");
+  EXPECT_EQ(error_with("request_rate", -8), "'v.json': request_rate: expected a number > 0 (or inf), got -8");
+  EXPECT_EQ(error_with("request_rate", "8"),
+            "'v.json': request_rate: expected a number, got the string \"8\" (the tool writes a number here: was the "
+            "file edited?)");
+  EXPECT_EQ(error_with("total_output_tokens", -500), "'v.json': total_output_tokens: expected a whole number >= 0, got -500");
+  EXPECT_EQ(error_with("mean_tpot_ms", -1), "'v.json': mean_tpot_ms: expected a number >= 0, got -1");
+  EXPECT_EQ(error_with("duration", 0), "'v.json': duration: expected a number > 0, got 0");
+  // --metadata values are strings by design: "20" is read, "twenty" is not shown as "twenty requests".
+  EXPECT_EQ(error_with("num_warmups", "twenty"),
+            "'v.json': num_warmups: expected the whole number of warm-up requests (--metadata num_warmups=20), got "
+            "\"twenty\"");
+  EXPECT_EQ(import_fixture("vllm_bench_serve_clean.json").warmup, "20 requests");
+}
+
+TEST(GenaiPerfImporter, WrongTypesAndImpossibleValuesAreErrors) {
+  const auto clean = nlohmann::json::parse(read_fixture("genai_perf_flat.json"));
+  const auto error_with = [&](const nlohmann::json::json_pointer& at, const nlohmann::json& value) {
+    nlohmann::json j = clean;
+    j[at] = value;
+    return import_error("g.json", j.dump());
+  };
+  EXPECT_THAT(error_with("/request_throughput/avg"_json_pointer, "6.12"),
+              HasSubstr("'g.json': request_throughput.avg: expected a number, got the string \"6.12\""));
+  EXPECT_EQ(error_with("/output_token_throughput/avg"_json_pointer, -1),
+            "'g.json': output_token_throughput.avg: expected a number >= 0, got -1");
+  EXPECT_EQ(error_with("/input_config/concurrency"_json_pointer, 0),
+            "'g.json': input_config.concurrency: expected a whole number >= 1, got 0");
+  EXPECT_EQ(error_with("/input_config/output_tokens_mean"_json_pointer, -5),
+            "'g.json': input_config.output_tokens_mean: expected a number >= 0, got -5");
+  // Below the fixture's p25 of TTFT, the highest percentile under p50 it states.
+  EXPECT_THAT(error_with("/time_to_first_token/p50"_json_pointer, 1.0),
+              HasSubstr("'g.json': time_to_first_token.p50: 1 is below time_to_first_token.p25"));
+  // -1 is genai-perf's "not set": no error, and the measured lengths stand.
+  nlohmann::json unset = clean;
+  unset["input_config"]["output_tokens_mean"] = -1;
+  const auto c = import_claim("g.json", unset.dump());
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_DOUBLE_EQ(*c->conditions.output_len, 256);
 }
 
 TEST(ClaimImporter, UnknownFormatSaysWhatEachIsRecognizedBy) {

@@ -5,7 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <tuple>
 #include <unistd.h>
+#include <vector>
 
 #include "cli/cli_runner.h"
 
@@ -116,6 +118,25 @@ TEST(AuditCli, BadInputIsOneLineAndExitTwo) {
   const CliRun none = run({"audit"});
   EXPECT_EQ(none.code, 2);
   EXPECT_THAT(none.err, HasSubstr("give the FILE to audit"));
+}
+
+// Nonsense numbers in a claim file or a tool's result are input errors (exit 2, one line naming the field),
+// never a verdict: they once passed with exit 0 (a batch of -1; a vllm p99 TTFT of "12" under an 80 ms median).
+TEST(AuditCli, ImpossibleNumbersExitTwo) {
+  std::ifstream in(fixture("vllm_bench_serve_clean.json"));
+  auto vllm = nlohmann::json::parse(in);
+  vllm["p99_ttft_ms"] = "12";
+  for (const auto& [name, content, needle] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"batch.json", R"({"claim": "x", "conditions": {"batch": -1}})", "conditions.batch: expected a whole number >= 1, got -1"},
+           {"order.yaml", "claim: x\nlatency:\n  ttft_ms: {p50: 2000, p99: 900}\n",
+            "line 3: latency.ttft_ms.p99: 900 is below latency.ttft_ms.p50 (2000)"},
+           {"vllm.json", vllm.dump(), "p99_ttft_ms: expected a number, got the string \"12\""}}) {
+    const CliRun r = run({"audit", temp_file(name, content)});
+    EXPECT_EQ(r.code, 2) << name << r.out;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(name + "'"));
+    EXPECT_THAT(r.err, HasSubstr(needle));
+  }
 }
 
 TEST(AuditCli, ListRules) {
