@@ -107,16 +107,31 @@ std::string format_rate(double value, RoofFigure::Resource resource) {
   return core::format_si(value, resource == RoofFigure::Resource::kCompute ? "FLOP/s" : "B/s");
 }
 
-void check_conditions(const ClaimConditions& c, std::string_view whose, std::vector<Finding>& out) {
+// The conditions a figure depends on depend on what it is of (Subject, claim.h): all of section 7.7 for a
+// serving figure; for one model step the batch in place of a serving load and, for a prefill step, no
+// output length; for a micro-benchmark only the hardware it ran on.
+void check_conditions(const Claim& claim, const ClaimConditions& c, std::string_view whose, std::vector<Finding>& out) {
   const auto missing = [&](std::string_view what) {
     out.push_back({&kConditionsMissing, fmt::format("{}{} is not stated", whose, what)});
   };
+  if (claim.subject == Subject::kMicrobenchmark) {
+    if (!c.hardware) missing("hardware");
+    return;
+  }
+  const bool step = claim.subject == Subject::kModelStep;
   if (!c.model) missing("model");
   if (!c.precision) missing("precision");
   if (!c.hardware) missing("hardware");
-  if (!c.load_stated()) missing("batch (for a serving figure: the concurrency or request rate)");
-  if (!c.input_len) missing("input length");
-  if (!c.output_len) missing("output length");
+  if (step) {
+    if (!c.batch) missing("batch");
+    if (!c.input_len) missing("input length (the context)");
+    if (lower(claim.phase) == "decode" && !c.output_len) missing("output length");
+  } else {
+    if (!c.load_stated()) missing("batch (for a serving figure: the concurrency or request rate)");
+    if (!c.input_len) missing("input length");
+    if (!c.output_len) missing("output length");
+  }
+  // A step's time, like a serving figure, is the framework's kernels at work: its MFU depends on them.
   if (!c.framework && !c.framework_version) {
     out.push_back({&kConditionsMissing, fmt::format("{}framework and its version are not stated", whose)});
   } else if (!c.framework_version) {
@@ -161,6 +176,9 @@ void check_warmup(const Claim& claim, std::vector<Finding>& out) {
 }
 
 void check_lengths(const Claim& claim, std::vector<Finding>& out) {
+  // The thresholds are about a serving workload: one prefill step has no output by definition, and a decode
+  // step's few tokens say nothing about the requests it will serve.
+  if (claim.subject != Subject::kServing) return;
   const auto& c = claim.conditions;
   const auto tokens_text = [](double v) { return fmt::format("{:g}", std::round(v * 10) / 10); };
   if (c.output_len && *c.output_len < kMinRealisticOutputLen) {
@@ -341,7 +359,7 @@ std::span<const AuditRule* const> all_audit_rules() { return kRules; }
 
 std::vector<Finding> audit_claim(const Claim& claim) {
   std::vector<Finding> found;
-  check_conditions(claim.conditions, "", found);
+  check_conditions(claim, claim.conditions, "", found);
   check_latency(claim, found);
   check_warmup(claim, found);
   check_lengths(claim, found);

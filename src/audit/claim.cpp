@@ -52,6 +52,15 @@ bool Claim::states_latency() const {
   return false;
 }
 
+std::string_view subject_name(Subject subject) {
+  switch (subject) {
+    case Subject::kServing: return "serving";
+    case Subject::kModelStep: return "model step";
+    case Subject::kMicrobenchmark: return "micro-benchmark";
+  }
+  return "serving";
+}
+
 nlohmann::ordered_json claim_to_json(const Claim& claim) {
   Json j;
   j["format"] = claim.format;
@@ -59,6 +68,7 @@ nlohmann::ordered_json claim_to_json(const Claim& claim) {
   j["metric"] = claim.metric.empty() ? Json(nullptr) : Json(claim.metric);
   j["value"] = optional_json(claim.value);
   j["phase"] = claim.phase.empty() ? Json(nullptr) : Json(claim.phase);
+  j["subject"] = subject_name(claim.subject);
   j["conditions"] = conditions_json(claim.conditions);
   j["throughput"] = {{"requests_per_s", optional_json(claim.requests_per_s)},
                      {"output_tokens_per_s", optional_json(claim.output_tokens_per_s)},

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace perfhound::audit {
@@ -67,9 +68,18 @@ struct Baseline {
   ClaimConditions conditions;
 };
 
+// What the figures are of, which decides the rules that apply to them. A serving benchmark (requests through
+// a server) is judged on every condition of section 7.7 and on its workload's lengths. One model step (an
+// MFU / MBU of a prefill or a decode step) states a model, a precision, the hardware, a batch and a context,
+// but it is no workload: a prefill step has no output and a decode step's 16 tokens are not "almost all
+// prefill". A micro-benchmark of a kernel or a function (perfhound.bench, roofline, stats) has only the
+// hardware it ran on: a model, a framework and token lengths mean nothing there.
+enum class Subject { kServing, kModelStep, kMicrobenchmark };
+
 struct Claim {
   std::string path;    // the file, as the user named it
   std::string format;  // "perfhound.load", "vllm bench serve", "genai-perf", "claim file"
+  Subject subject = Subject::kServing;
 
   std::string statement;  // a claim file's own words ("2.3x faster"); empty for result files
   std::string metric;     // the headline metric, e.g. "output_tokens_per_s", "mfu"; empty when there is none
@@ -117,6 +127,9 @@ struct Claim {
   bool states_latency() const;
   bool is_comparison() const { return baseline.has_value(); }
 };
+
+// "serving", "model step", "micro-benchmark": the audit document's claim.subject.
+std::string_view subject_name(Subject subject);
 
 // The claim as the audit document's "claim" object: every condition and figure, null where not stated.
 nlohmann::ordered_json claim_to_json(const Claim& claim);

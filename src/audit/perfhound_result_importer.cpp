@@ -4,6 +4,7 @@
 // sweep results add the figures of result.summary (load/load_metrics.cpp to_json), mfu results their roofs
 // and MFU / MBU, roofline results the roof they were judged against, stats results their distribution.
 // docs/audit.md has the mapping.
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <string>
@@ -65,6 +66,13 @@ class PerfhoundResultImporter final : public ClaimImporter {
     }
 
     const std::string& kind = claim.format;
+    // mfu judges one prefill or decode step; bench, probe, roofline and stats time kernels or functions.
+    if (kind == "perfhound.mfu") {
+      claim.subject = Subject::kModelStep;
+    } else if (kind == "perfhound.bench" || kind == "perfhound.probe" || kind == "perfhound.roofline" ||
+               kind == "perfhound.stats") {
+      claim.subject = Subject::kMicrobenchmark;
+    }
     if (kind == "perfhound.load") {
       PH_TRY(import_load(doc, "/result/summary", claim));
       PH_TRY(import_status(doc, "/result", severe_diagnostic, claim));
@@ -76,6 +84,8 @@ class PerfhoundResultImporter final : public ClaimImporter {
       PH_TRY(import_roofline(doc, claim));
     } else if (kind == "perfhound.stats") {
       PH_TRY(import_stats(doc, claim));
+    } else if (kind == "perfhound.bench") {
+      PH_TRY(import_bench(doc, claim));
     } else {
       claim.notes.push_back(fmt::format("{} documents carry conditions only: no figures were read", kind));
     }
@@ -267,6 +277,45 @@ class PerfhoundResultImporter final : public ClaimImporter {
     if (!compute_source && roofs) {
       claim.roofs.push_back({RoofFigure::Resource::kCompute, 0, "", roofs->starts_with("measured"), *roofs});
     }
+    return {};
+  }
+
+  // perfhound::bench's document (bench/bench_report.cpp): every benchmark says how many samples it ran and
+  // threw away first (warmup_discarded). The warm-up is discarded when every benchmark discarded some.
+  static core::Status import_bench(const SourceDocument& doc, Claim& claim) {
+    const nlohmann::json* benchmarks = doc.find("/result/benchmarks");
+    if (benchmarks == nullptr || !benchmarks->is_array()) {
+      return doc.field_error("/result/benchmarks", "missing (a perfhound.bench document lists its benchmarks)");
+    }
+    std::int64_t fewest = 0, most = 0;
+    std::string cold;  // the first benchmark that discarded nothing
+    for (std::size_t i = 0; i < benchmarks->size(); ++i) {
+      const std::string b = fmt::format("/result/benchmarks/{}", i);
+      PH_ASSIGN_OR_RETURN(const auto warmup, doc.count(b + "/warmup_discarded"));
+      if (!warmup) return doc.field_error(b + "/warmup_discarded", "missing (every benchmark records its warm-up)");
+      fewest = i == 0 ? *warmup : std::min(fewest, *warmup);
+      most = std::max(most, *warmup);
+      if (*warmup == 0 && cold.empty()) {
+        PH_ASSIGN_OR_RETURN(auto name, condition_text(doc, b + "/name"));
+        cold = name.value_or(fmt::format("#{}", i));
+      }
+    }
+    // The hardware a benchmark ran on: the GPU a CUDA runner opened (conditions.parameters.gpu.name), else the
+    // host's CPU, which is what a CPU benchmark times.
+    if (!claim.conditions.hardware) {
+      PH_ASSIGN_OR_RETURN(auto gpu, condition_text(doc, "/conditions/parameters/gpu/name"));
+      PH_ASSIGN_OR_RETURN(auto cpu, condition_text(doc, "/conditions/host/cpu_model"));
+      if (gpu) {
+        claim.conditions.hardware = *gpu;
+      } else if (cpu) {
+        claim.conditions.hardware = fmt::format("{} (the host CPU)", *cpu);
+      }
+    }
+    if (benchmarks->empty()) return {};
+    claim.warmup_discarded = fewest > 0;
+    claim.warmup = fewest == most ? fmt::format("{} samples per benchmark", fewest)
+                                  : fmt::format("{} to {} samples per benchmark", fewest, most);
+    if (!cold.empty()) claim.warmup += fmt::format(" ({} discarded none)", cold);
     return {};
   }
 

@@ -302,6 +302,55 @@ TEST(GenaiPerfImporter, WrongTypesAndImpossibleValuesAreErrors) {
   EXPECT_DOUBLE_EQ(*c->conditions.output_len, 256);
 }
 
+Claim import_data(const std::string& relative) {
+  std::ifstream in(std::string(PERFHOUND_TEST_DATA) + "/" + relative);
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto claim = import_claim(relative, text.str());
+  EXPECT_TRUE(claim.ok()) << (claim.ok() ? "" : claim.error().message);
+  return claim.ok() ? std::move(claim).value() : Claim{};
+}
+
+// An mfu result is one prefill or decode step, not a serving workload: a prefill step's 0 output tokens and a
+// decode step's 16 are what the step is, not "almost all prefill". Its conditions are still judged.
+TEST(PerfhoundResultImporter, MfuStepIsNotJudgedAsAServingWorkload) {
+  const Claim prefill = import_data("diagnose/mfu_llama1b_prefill_8x1024.json");
+  EXPECT_EQ(prefill.subject, Subject::kModelStep);
+  EXPECT_EQ(prefill.conditions.output_len, 0);
+  EXPECT_EQ(rules_fired(prefill), (std::set<std::string>{"conditions-missing", "no-warmup", "spec-sheet-roof"}));
+  const Claim decode = import_data("diagnose/mfu_llama1b_decode_tpot38ms.json");
+  EXPECT_EQ(decode.conditions.output_len, 16);
+  EXPECT_FALSE(rules_fired(decode).contains("unrealistic-lengths"));
+  // The one condition missing is the framework whose step was timed; batch, context and the rest are there.
+  for (const auto& f : audit_claim(prefill)) {
+    if (f.rule == &kConditionsMissing) {
+      EXPECT_EQ(f.what, "framework and its version are not stated");
+    }
+  }
+}
+
+// perfhound::bench's own output (bench_example_cpu_sort --json F --timeout 2): every benchmark discarded 3
+// warm-up samples, it ran on the host's CPU, and no LLM-serving condition applies to a std::sort.
+TEST(PerfhoundResultImporter, BenchDocumentStatesItsWarmupAndHardware) {
+  const Claim c = import_fixture("perfhound_bench_cpu_sort.json");
+  EXPECT_EQ(c.subject, Subject::kMicrobenchmark);
+  EXPECT_EQ(c.warmup_discarded, true);
+  EXPECT_EQ(c.warmup, "3 samples per benchmark");
+  EXPECT_EQ(c.conditions.hardware, "AMD EPYC (the host CPU)");
+  const auto findings = audit_claim(c);
+  EXPECT_TRUE(findings.empty()) << findings.front().what;
+
+  // One benchmark that discarded nothing makes the warm-up "none", and says which.
+  auto doc = nlohmann::json::parse(read_fixture("perfhound_bench_cpu_sort.json"));
+  doc["result"]["benchmarks"][1]["warmup_discarded"] = 0;
+  doc["conditions"]["parameters"]["gpu"] = {{"name", "NVIDIA H200"}};
+  const Claim cold = import_claim("b.json", doc.dump()).value();
+  EXPECT_EQ(cold.warmup_discarded, false);
+  EXPECT_EQ(cold.warmup, "0 to 3 samples per benchmark (std::stable_sort discarded none)");
+  EXPECT_EQ(cold.conditions.hardware, "NVIDIA H200");  // a CUDA runner's GPU, not the host
+  EXPECT_EQ(rules_fired(cold), std::set<std::string>{"no-warmup"});
+}
+
 TEST(ClaimImporter, UnknownFormatSaysWhatEachIsRecognizedBy) {
   EXPECT_THAT(import_error("x.json", R"({"hello": 1})"), HasSubstr("'x.json': not a format perfhound audit reads"));
   EXPECT_THAT(import_error("x.json", "[1, 2]"), HasSubstr("expected a JSON object at the top, got array"));
