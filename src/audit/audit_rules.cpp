@@ -217,15 +217,18 @@ void check_roofs(const Claim& claim, std::vector<Finding>& out) {
       claim.conditions.hardware ? candidate_chips(*claim.conditions.hardware) : std::vector<const hw::ChipSpec*>{};
   for (const auto& roof : claim.roofs) {
     const bool compute = roof.resource == RoofFigure::Resource::kCompute;
-    const std::string what = fmt::format("{} roof {}", compute ? "compute" : "memory", format_rate(roof.peak, roof.resource));
+    // A roof the file names only by its source (a roofline document) has no value to print or to compare
+    // with the catalogue: say so, never print an invented 0.
+    const std::string what = fmt::format("{} roof {}", compute ? "compute" : "memory",
+                                         roof.peak ? format_rate(*roof.peak, roof.resource) : "(value not in the file)");
     bool matched = false;
-    for (const hw::ChipSpec* chip : chips) {
+    for (const hw::ChipSpec* chip : roof.peak ? chips : std::vector<const hw::ChipSpec*>{}) {
       if (compute) {
         const std::string precision = canonical_precision(
             !roof.precision.empty() ? roof.precision : claim.conditions.precision.value_or(std::string()));
         for (const auto& [key, peak] : chip->peak_flops) {
           if (!precision.empty() && key != precision && !(precision == "int4" && key == "bf16")) continue;
-          if (near(roof.peak, 2 * peak.value, kPeakMatchTolerance)) {
+          if (near(*roof.peak, 2 * peak.value, kPeakMatchTolerance)) {
             out.push_back({&kSparsePeakRoof, fmt::format("{} is twice the {} dense {} peak of {} ({}): the 'with "
                                                          "sparsity' figure",
                                                          what, chip->display_name, key, format_rate(peak.value, roof.resource),
@@ -233,7 +236,7 @@ void check_roofs(const Claim& claim, std::vector<Finding>& out) {
             matched = true;
             break;
           }
-          if (near(roof.peak, peak.value, kPeakMatchTolerance)) {
+          if (near(*roof.peak, peak.value, kPeakMatchTolerance)) {
             out.push_back({&kSpecSheetRoof,
                            fmt::format("{} is the spec sheet's dense {} peak of {}{}", what, key, chip->display_name,
                                        roof.measured == std::optional<bool>(true) ? ", though stated as measured" : "")});
@@ -241,7 +244,7 @@ void check_roofs(const Claim& claim, std::vector<Finding>& out) {
             break;
           }
         }
-      } else if (near(roof.peak, chip->memory_bandwidth.value, kPeakMatchTolerance)) {
+      } else if (near(*roof.peak, chip->memory_bandwidth.value, kPeakMatchTolerance)) {
         out.push_back({&kSpecSheetRoof,
                        fmt::format("{} is the spec sheet's bandwidth of {}{}", what, chip->display_name,
                                    roof.measured == std::optional<bool>(true) ? ", though stated as measured" : "")});

@@ -97,7 +97,7 @@ nlohmann::ordered_json claim_to_json(const Claim& claim) {
   for (const auto& r : claim.roofs) {
     const bool compute = r.resource == RoofFigure::Resource::kCompute;
     roofs.push_back({{"resource", compute ? "compute" : "memory"},
-                     {compute ? "peak_flops_per_s" : "peak_bytes_per_s", r.peak},
+                     {compute ? "peak_flops_per_s" : "peak_bytes_per_s", optional_json(r.peak)},
                      {"precision", r.precision.empty() ? Json(nullptr) : Json(r.precision)},
                      {"measured", optional_json(r.measured)},
                      {"source", r.source.empty() ? Json(nullptr) : Json(r.source)}});

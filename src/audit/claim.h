@@ -55,7 +55,7 @@ struct LatencyFigure {
 struct RoofFigure {
   enum class Resource { kCompute, kMemory };
   Resource resource = Resource::kCompute;
-  double peak = 0;                // FLOP/s (compute) or bytes/s (memory)
+  std::optional<double> peak;     // FLOP/s (compute) or bytes/s (memory); unset when the file names only the source
   std::string precision;          // compute: the math precision the peak is for ("bf16"); may be empty
   std::optional<bool> measured;   // stated measured (true), stated spec sheet (false), or not stated
   std::string source;             // as the file states it

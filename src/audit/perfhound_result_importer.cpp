@@ -266,16 +266,17 @@ class PerfhoundResultImporter final : public ClaimImporter {
     PH_ASSIGN_OR_RETURN(auto compute_source, condition_text(doc, "/conditions/parameters/compute_roof"));
     PH_ASSIGN_OR_RETURN(auto memory_source, condition_text(doc, "/conditions/parameters/memory_roof"));
     PH_ASSIGN_OR_RETURN(auto roofs, condition_text(doc, "/conditions/parameters/roofs"));
-    // The roofline document records where its roofs came from, not their values: the rule reads the source.
+    // The roofline document records where its roofs came from, not their values: the rule reads the source,
+    // and the peak stays unset (shown as not in the file) rather than an invented 0.
     if (compute_source) {
-      claim.roofs.push_back({RoofFigure::Resource::kCompute, 0, claim.conditions.precision.value_or(""),
+      claim.roofs.push_back({RoofFigure::Resource::kCompute, std::nullopt, claim.conditions.precision.value_or(""),
                              roof_measured(compute_source), *compute_source});
     }
     if (memory_source) {
-      claim.roofs.push_back({RoofFigure::Resource::kMemory, 0, "", roof_measured(memory_source), *memory_source});
+      claim.roofs.push_back({RoofFigure::Resource::kMemory, std::nullopt, "", roof_measured(memory_source), *memory_source});
     }
     if (!compute_source && roofs) {
-      claim.roofs.push_back({RoofFigure::Resource::kCompute, 0, "", roofs->starts_with("measured"), *roofs});
+      claim.roofs.push_back({RoofFigure::Resource::kCompute, std::nullopt, "", roofs->starts_with("measured"), *roofs});
     }
     return {};
   }

@@ -329,6 +329,23 @@ TEST(PerfhoundResultImporter, MfuStepIsNotJudgedAsAServingWorkload) {
   }
 }
 
+// A roofline document names where its roofs came from, not their values: the roof is shown as missing,
+// never as 0 FLOP/s.
+TEST(PerfhoundResultImporter, RooflineRoofWithoutAValueIsMissingNotZero) {
+  const Claim c = import_data("diagnose/roofline_h200_ncu.json");
+  EXPECT_EQ(c.subject, Subject::kMicrobenchmark);
+  ASSERT_EQ(c.roofs.size(), 1u);
+  EXPECT_FALSE(c.roofs[0].peak.has_value());
+  EXPECT_TRUE(claim_to_json(c)["efficiency"]["roofs"][0]["peak_flops_per_s"].is_null());
+  std::string spec_sheet;
+  for (const auto& f : audit_claim(c)) {
+    if (f.rule == &kSpecSheetRoof) spec_sheet = f.what;
+  }
+  EXPECT_EQ(spec_sheet, "compute roof (value not in the file) is stated as the spec sheet's (chip catalogue)");
+  // A kernel measurement states its hardware; a model, lengths and a framework mean nothing for it.
+  EXPECT_EQ(rules_fired(c), (std::set<std::string>{"no-warmup", "spec-sheet-roof"}));
+}
+
 // perfhound::bench's own output (bench_example_cpu_sort --json F --timeout 2): every benchmark discarded 3
 // warm-up samples, it ran on the host's CPU, and no LLM-serving condition applies to a std::sort.
 TEST(PerfhoundResultImporter, BenchDocumentStatesItsWarmupAndHardware) {
