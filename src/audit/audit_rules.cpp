@@ -107,12 +107,31 @@ std::string format_rate(double value, RoofFigure::Resource resource) {
   return core::format_si(value, resource == RoofFigure::Resource::kCompute ? "FLOP/s" : "B/s");
 }
 
+// Where each format keeps a condition it does not state, so the remedy names a way that works for this file.
+std::string conditions_remedy(const Claim& claim) {
+  if (claim.format == "vllm bench serve") {
+    return "vllm bench serve saves no precision, GPU or vLLM version: pass them with --save-result --metadata "
+           "(e.g. precision=bf16 hardware=H100-SXM version=0.6.3)";
+  }
+  if (claim.format == "genai-perf") {
+    return "genai-perf's export has no field for the precision, the hardware or the server's version: state them "
+           "beside its figures, e.g. in a claim file with the figures and its conditions (docs/audit.md)";
+  }
+  if (claim.format == "claim file") return "add it under conditions (the baseline's under baseline.conditions)";
+  if (claim.format.starts_with("perfhound.")) {
+    return "perfhound records what it can see (the model, the load, the lengths); state the rest beside the "
+           "result, e.g. in a claim file with its figures and conditions (docs/audit.md)";
+  }
+  return {};
+}
+
 // The conditions a figure depends on depend on what it is of (Subject, claim.h): all of section 7.7 for a
 // serving figure; for one model step the batch in place of a serving load and, for a prefill step, no
 // output length; for a micro-benchmark only the hardware it ran on.
 void check_conditions(const Claim& claim, const ClaimConditions& c, std::string_view whose, std::vector<Finding>& out) {
+  const std::string remedy = conditions_remedy(claim);
   const auto missing = [&](std::string_view what) {
-    out.push_back({&kConditionsMissing, fmt::format("{}{} is not stated", whose, what)});
+    out.push_back({&kConditionsMissing, fmt::format("{}{} is not stated", whose, what), remedy});
   };
   if (claim.subject == Subject::kMicrobenchmark) {
     if (!c.hardware) missing("hardware");
@@ -133,7 +152,7 @@ void check_conditions(const Claim& claim, const ClaimConditions& c, std::string_
   }
   // A step's time, like a serving figure, is the framework's kernels at work: its MFU depends on them.
   if (!c.framework && !c.framework_version) {
-    out.push_back({&kConditionsMissing, fmt::format("{}framework and its version are not stated", whose)});
+    out.push_back({&kConditionsMissing, fmt::format("{}framework and its version are not stated", whose), remedy});
   } else if (!c.framework_version) {
     missing(fmt::format("version of {}", *c.framework));
   } else if (!c.framework) {
@@ -272,7 +291,8 @@ void check_baseline(const Claim& claim, std::vector<Finding>& out) {
   const ClaimConditions& a = claim.conditions;
   const ClaimConditions& b = claim.baseline->conditions;
   if (!b.precision) {
-    out.push_back({&kConditionsMissing, "baseline precision is not stated (the comparison may be FP8 against FP16)"});
+    out.push_back({&kConditionsMissing, "baseline precision is not stated (the comparison may be FP8 against FP16)",
+                   conditions_remedy(claim)});
   }
   if (a.precision && b.precision && canonical_precision(*a.precision) != canonical_precision(*b.precision) &&
       !variable_covers(claim.variable, {"precision", "quantization", "dtype"})) {
@@ -392,7 +412,7 @@ nlohmann::ordered_json findings_to_json(const std::vector<Finding>& findings) {
                    {"severity", core::severity_name(f.rule->severity)},
                    {"seed", f.rule->seed},
                    {"what", f.what},
-                   {"remedy", f.rule->remedy}});
+                   {"remedy", f.remedy_text()}});
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "audit/claim.h"
@@ -27,8 +28,8 @@ inline constexpr AuditRule kConditionsMissing{
     "conditions-missing", core::Severity::kSevere, "Knowledge 06 §7.7",
     "a condition the number depends on is not stated (model, precision, hardware, batch or serving load, input "
     "and output lengths, framework and its version): a number without conditions is noise",
-    "state it with the number; for vllm bench serve pass --metadata (e.g. precision=fp8 hardware=H100-SXM "
-    "version=0.6.3), for a claim file add it under conditions"};
+    "state it with the number, where the file's format keeps it (docs/audit.md: a claim file's conditions, "
+    "vllm bench serve's --metadata)"};
 inline constexpr AuditRule kThroughputWithoutLatency{
     "throughput-without-latency", core::Severity::kSevere, "Knowledge 06 §7.6, §10",
     "a throughput is quoted with no latency at all: tokens/s at a huge batch with a 10-second TTFT is useless "
@@ -116,8 +117,14 @@ inline constexpr AuditRule kUnsynchronizedTiming{
 std::span<const AuditRule* const> all_audit_rules();
 
 struct Finding {
+  Finding(const AuditRule* r, std::string w, std::string format_remedy = {})
+      : rule(r), what(std::move(w)), remedy(std::move(format_remedy)) {}
+
   const AuditRule* rule;
-  std::string what;  // the specific problem, e.g. "precision is not stated"
+  std::string what;    // the specific problem, e.g. "precision is not stated"
+  std::string remedy;  // the fix for this file's format when it differs from the rule's; empty: the rule's
+
+  std::string_view remedy_text() const { return remedy.empty() ? rule->remedy : std::string_view(remedy); }
 };
 
 // Checks, thresholds and their reasons (all in tokens; docs/audit.md says why each value):

@@ -144,7 +144,7 @@ class AuditCommand final : public Command {
                        findings.empty() ? "" : ":");
     for (const auto& f : findings) {
       out += fmt::format("  {:<7} [{}] {} ({})\n          remedy: {}\n", core::severity_name(f.rule->severity), f.rule->id,
-                         f.what, f.rule->seed, f.rule->remedy);
+                         f.what, f.rule->seed, f.remedy_text());
     }
     if (!claim.notes.empty()) {
       out += "\nnotes:\n";

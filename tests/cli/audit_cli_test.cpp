@@ -148,6 +148,25 @@ TEST(AuditCli, BenchDocumentPasses) {
   EXPECT_THAT(r.out, HasSubstr("verdict: PASS (no finding)"));
 }
 
+// The remedy for a missing condition names the way this file's format has to state it.
+TEST(AuditCli, ConditionsRemedyFitsTheFormat) {
+  const auto remedies = [](const std::string& file) {
+    const CliRun r = run({"audit", fixture(file), "--json"});
+    const auto doc = nlohmann::json::parse(r.out);
+    std::string all;
+    for (const auto& f : doc["result"]["findings"]) {
+      if (f["rule"] == "conditions-missing") all += f["remedy"].get<std::string>() + "\n";
+    }
+    EXPECT_FALSE(all.empty()) << file;
+    return all;
+  };
+  EXPECT_THAT(remedies("vllm_bench_serve_defaults.json"), HasSubstr("--metadata"));
+  EXPECT_THAT(remedies("genai_perf_flat.json"), Not(HasSubstr("--metadata")));
+  EXPECT_THAT(remedies("genai_perf_flat.json"), HasSubstr("genai-perf's export has no field"));
+  EXPECT_THAT(remedies("claim_conditions_missing.json"), Not(HasSubstr("--metadata")));
+  EXPECT_THAT(remedies("claim_conditions_missing.json"), HasSubstr("add it under conditions"));
+}
+
 TEST(AuditCli, ListRules) {
   const CliRun r = run({"audit", "--list-rules"});
   EXPECT_EQ(r.code, 0);
