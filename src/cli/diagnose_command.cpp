@@ -138,8 +138,8 @@ class DiagnoseCommand final : public Command {
                    "--json results of trace, roofline, mfu, load or sweep")
         ->required();
     app.add_option("--goal", goal_,
-                   "The metric being optimized: ttft, tpot, throughput or step (default: inferred "
-                   "from the inputs)")
+                   "The metric being optimized: ttft, tpot, throughput or step; goodput is the throughput goal "
+                   "(it judges goodput too) (default: inferred from the inputs)")
         ->check(CLI::IsMember({"ttft", "tpot", "throughput", "goodput", "step"}));
     add_output_flags(app, output_);
   }

@@ -960,7 +960,7 @@ const Node& playbook_node(NodeId id) {
 Diagnosis diagnose(const Evidence& evidence, std::optional<Goal> goal) {
   Diagnosis out;
   if (goal) {
-    out.goal = {*goal, false, fmt::format("given with --goal {}", goal_name(*goal))};
+    out.goal = {*goal, false, fmt::format("given with --goal {}", goal_name(*goal))};  // goodput reads as throughput
   } else {
     auto [g, reason] = infer_goal(evidence);
     out.goal = {g, true, std::move(reason)};

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <vector>
 
+#include "core/units.h"
 #include "report/report_charts.h"
 
 namespace perfhound::report {
@@ -146,7 +147,7 @@ std::string field_text(const Json& obj, std::string_view key, std::string_view f
 
 std::string number_text(const Json* v, std::string_view unit) {
   if (v == nullptr || !v->is_number()) return "n/a";
-  return fmt::format("{:.4g}{}", v->get<double>(), unit);
+  return core::format_number(v->get<double>()) + std::string(unit);  // 16160, not 1.616e+04
 }
 
 std::string status_html(const Json* status) {

@@ -78,7 +78,19 @@ std::string render_svg(const LogLogChart& chart) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
       chart.width, chart.height);
-  svg += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", left, escape(chart.title));
+  // The title fits the width: its font shrinks down to 11 px (about 0.6 em a character in bold sans-serif),
+  // then the middle of the text gives way to "...", so a long file name keeps its start and its end.
+  const double title_room = chart.width - left - 10;
+  std::string title = chart.title;
+  double title_px = 16;
+  const auto title_width = [&](double px) { return 0.6 * px * static_cast<double>(title.size()); };
+  if (title_width(title_px) > title_room) title_px = std::max(11.0, title_room / (0.6 * static_cast<double>(title.size())));
+  if (title_width(title_px) > title_room) {
+    const auto keep = static_cast<std::size_t>(title_room / (0.6 * title_px)) - 3;
+    title = title.substr(0, keep / 2) + "..." + title.substr(title.size() - (keep - keep / 2));
+  }
+  svg += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"{:.0f}\" font-weight=\"bold\">{}<title>{}</title></text>\n",
+                     left, title_px, escape(title), escape(chart.title));
   for (int e = x_lo_exp; e <= x_hi_exp; ++e) {
     const double x = px(std::pow(10.0, e));
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/>\n", x, top, bottom);
@@ -110,12 +122,28 @@ std::string render_svg(const LogLogChart& chart) {
                        right + 12, ly, right + 36, colour);
     svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\">{}</text>\n", right + 42, ly + 4, escape(line.label));
   }
+  // Points closer than a label's height share one label ("0,1"): two kernels of one shape land on one spot,
+  // and their labels printed over each other read as neither. Each circle keeps its own tooltip.
+  struct Label {
+    double x, y;
+    std::string text;
+  };
+  std::vector<Label> labels;
   for (const auto& p : chart.points) {
     if (!(p.x > 0) || !(p.y > 0)) continue;
-    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#222\"><title>{}</title></circle>\n", px(p.x),
-                       py(p.y), escape(p.label));
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">{}</text>\n", px(p.x) + 6, py(p.y) - 6,
+    const double x = px(p.x), y = py(p.y);
+    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#222\"><title>{}</title></circle>\n", x, y,
                        escape(p.label));
+    const auto near = std::find_if(labels.begin(), labels.end(),
+                                   [&](const Label& l) { return std::abs(l.x - x) < 8 && std::abs(l.y - y) < 8; });
+    if (near != labels.end()) {
+      near->text += "," + p.label;
+    } else {
+      labels.push_back({x, y, p.label});
+    }
+  }
+  for (const Label& l : labels) {
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">{}</text>\n", l.x + 6, l.y - 6, escape(l.text));
   }
   svg += "</svg>\n";
   return svg;

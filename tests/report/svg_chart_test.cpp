@@ -42,6 +42,32 @@ TEST(SvgChart, DrawsEveryLineAndPointWithEscapedText) {
   EXPECT_THAT(svg, ::testing::EndsWith("</svg>\n"));
 }
 
+// Two kernels of one shape land on one spot: one label "0,1", not two printed over each other.
+TEST(SvgChart, CoincidentPointsShareOneLabel) {
+  LogLogChart c;
+  c.points = {{6.63, 1.02e13, "0"}, {6.62, 1.02e13, "1"}, {100, 1e14, "2"}};
+  const std::string svg = render_svg(c);
+  EXPECT_EQ(count(svg, "<circle"), 3u);
+  EXPECT_THAT(svg, HasSubstr(">0,1</text>"));
+  EXPECT_THAT(svg, HasSubstr(">2</text>"));
+  EXPECT_THAT(svg, ::testing::Not(HasSubstr(">0</text>")));
+}
+
+// A title longer than the chart is wide shrinks to 11 px, then loses its middle: the full text stays as a
+// tooltip. At 900 px wide and a 90 px margin, 800 px hold 800 / (0.6 x 11) = 121 characters.
+TEST(SvgChart, ALongTitleFitsTheWidth) {
+  LogLogChart c;
+  c.title = "Roofline: 9 kernels from " + std::string(200, 'x') + "/kernels.csv";
+  const std::string svg = render_svg(c);
+  EXPECT_THAT(svg, HasSubstr("font-size=\"11\" font-weight=\"bold\">Roofline: 9 kernels"));
+  EXPECT_THAT(svg, HasSubstr("xxx...xxx"));                                      // the middle gives way
+  EXPECT_THAT(svg, HasSubstr("/kernels.csv<title>" + c.title + "</title>"));  // the end stays; all in the tooltip
+  const auto start = svg.find("font-weight=\"bold\">") + std::string("font-weight=\"bold\">").size();
+  EXPECT_LE(svg.find("<title>", start) - start, 121u);
+  c.title = "Short";
+  EXPECT_THAT(render_svg(c), HasSubstr("font-size=\"16\" font-weight=\"bold\">Short<title>"));
+}
+
 TEST(RooflineChart, EachRoofBendsAtItsRidge) {
   // H100-like: 989e12 FLOP/s and 3.35e12 B/s -> ridge 295.2 FLOP/byte; one kernel at intensity 2730.
   const auto chart = roofline_chart("t", {{"bf16", 989e12, 3.35e12, true}, {"fp32", 67e12, 3.35e12, false}},
