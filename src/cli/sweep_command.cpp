@@ -345,6 +345,9 @@ class SweepCommand final : public Command {
                         {"client_limited", d.figures.client_limited},
                         {"partial", d.figures.partial},
                         {"in_slo", d.figures.in_slo},
+                        // Each point's own start: --rate auto mixes closed-loop points (synchronous, throughput)
+                        // with open-loop ones, so one value for the sweep would be wrong for some.
+                        {"latency_from", d.document["conditions"]["parameters"].value("latency_from", "")},
                         {"result_file", point_path(d.planned, ".json").string()},
                         {"records_file", point_path(d.planned, ".records.jsonl").string()},
                         {"summary", res["summary"]},

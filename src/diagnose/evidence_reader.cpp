@@ -315,7 +315,9 @@ void read_sweep(Evidence& e, const Json& doc, std::string_view source) {
   if (!points.is_array() || points.empty()) throw MissingField{"result.points (the sweep has no points)"};
   for (const auto& point : points) {
     const std::string label = string_or(point, "label", "point");
-    LoadPoint p = read_point(point, string_or(params, "latency_from"), fmt::format("{} {}", source, label), label);
+    // Each point states its own start (a --rate auto sweep mixes closed and open loops); older sweeps, the sweep's.
+    const std::string from = string_or(point, "latency_from", string_or(params, "latency_from"));
+    LoadPoint p = read_point(point, from, fmt::format("{} {}", source, label), label);
     if (!p.slo_passed && has_slo && point.contains("in_slo") && point["in_slo"].is_boolean()) {
       p.slo_passed = point["in_slo"].get<bool>();
     }

@@ -57,12 +57,9 @@ std::string upper(std::string s) {
 
 std::string format_seconds(double s) { return core::format_duration_ns(s * 1e9); }
 
-// "from_intended" or "from_sent": the latency block the run's own conditions say its numbers start from.
-std::string latency_key(const ReportInput& input) {
-  const Json& conditions = input.conditions();
-  const Json* from = at_path(&conditions, {"parameters", "latency_from"});
-  if (from == nullptr) from = child(&conditions, "latency_from");
-  const std::string text = string_or(from, "");
+// "from_intended" or "from_sent": the latency block the run (or the sweep point) says its numbers start from.
+std::string latency_key(const ReportInput& input, const Json* point = nullptr) {
+  const std::string text = string_or(stated_latency_from(input, point), "");
   if (text == "actual send time") return "from_sent";
   if (text == "intended send time") return "from_intended";
   // A closed-loop sweep (fixed concurrency) sends when a slot frees: there is no separate intended time.
@@ -114,7 +111,7 @@ std::vector<Series> all_series(std::span<const ReportInput> inputs) {
       const std::string mode = string_or(child(&result, "mode"), "");
       for (const Json& point : *points) {
         out.push_back({fmt::format("{} {}{}", input_label(inputs, i), point_label(point, mode), invalid_mark(point)),
-                       child(&point, "summary"), child(&point, "windows"), latency_key(input)});
+                       child(&point, "summary"), child(&point, "windows"), latency_key(input, &point)});
       }
     }
   }
@@ -209,7 +206,6 @@ ChartSpec pareto_spec(std::span<const ReportInput> inputs) {
     const std::string y_part = fmt::format("p{:g} {}", percentile, upper(metric));
     if (std::find(y_parts.begin(), y_parts.end(), y_part) == y_parts.end()) y_parts.push_back(y_part);
 
-    const std::string key = latency_key(input);
     const Json* sweep_points = child(&result, "points");
     std::vector<std::optional<std::pair<double, double>>> placed;  // (requests/s, latency) per point index
     std::size_t skipped = 0;
@@ -217,6 +213,7 @@ ChartSpec pareto_spec(std::span<const ReportInput> inputs) {
       for (std::size_t j = 0; j < sweep_points->size(); ++j) {
         const Json& point = (*sweep_points)[j];
         const Json* summary = child(&point, "summary");
+        const std::string key = latency_key(input, &point);
         const Json* block = metric == "itl" ? child(summary, "itl") : at_path(summary, {"latency", key, metric});
         const auto rps = number(at_path(summary, {"throughput", "requests_per_s"}));
         const auto latency = number(child(block, *field));

@@ -15,9 +15,9 @@
 //                          midpoint. Dataset "latency_over_time".
 //   concurrency_over_time  summary.concurrency.bins (mean requests in flight) and the windows' requests/s and
 //                          output tokens/s. Dataset "concurrency_over_time".
-// Latencies come from summary.latency.from_intended or .from_sent as the run's conditions say
-// (latency_from "intended send time" / "actual send time"; when absent: intended, except a sweep over
-// concurrency, which is closed loop). Values that are null or missing are left out of the data and counted
+// Latencies come from summary.latency.from_intended or .from_sent as the run or sweep point says
+// (report_input.h stated_latency_from: "intended send time" / "actual send time"; a load run must state it;
+// a sweep that does not is read by its mode: over concurrency closed loop, else intended). Values that are null or missing are left out of the data and counted
 // in the chart's notes, never drawn as zero.
 #pragma once
 

@@ -55,24 +55,38 @@ core::Status check_load_summary(std::string_view path, const Json& summary, std:
   return {};
 }
 
+const Json* stated_latency_from(const ReportInput& input, const Json* point) {
+  const auto stated = [](const Json& j) -> const Json* {
+    if (!j.is_object()) return nullptr;
+    const auto it = j.find("latency_from");
+    return it != j.end() && !(it->is_string() && it->get_ref<const std::string&>().empty()) ? &*it : nullptr;
+  };
+  if (point != nullptr) {
+    if (const Json* own = stated(*point)) return own;
+  }
+  const Json& conditions = input.conditions();
+  const auto parameters = conditions.find("parameters");
+  if (parameters != conditions.end()) {
+    if (const Json* p = stated(*parameters)) return p;
+  }
+  return stated(conditions);
+}
+
 core::Status check_load_document(const ReportInput& input) {
   const bool load = input.kind() == "perfhound.load", sweep = input.kind() == "perfhound.sweep";
   if (!load && !sweep) return {};
-  const Json& conditions = input.conditions();
-  const auto stated = [](const Json& j) -> const Json* {
-    const auto it = j.is_object() ? j.find("latency_from") : j.end();
-    return j.is_object() && it != j.end() ? &*it : nullptr;
+  // Open and closed loops count latency from different starts; a reader must not guess which. A load run
+  // states it in its conditions; a sweep per point (older sweeps: not at all, and the sweep's mode decides).
+  const auto check_from = [&](const Json* point, const std::string& where) -> core::Status {
+    const Json* from = stated_latency_from(input, point);
+    if (from == nullptr && sweep) return {};
+    if (from != nullptr && from->is_string() &&
+        (from->get<std::string>() == "intended send time" || from->get<std::string>() == "actual send time")) {
+      return {};
+    }
+    return core::Error{fmt::format("'{}': {}latency_from is {}: 'intended send time' or 'actual send time'",
+                                   input.path, where, from == nullptr ? std::string("missing") : from->dump())};
   };
-  const auto parameters = conditions.find("parameters");
-  const Json* from = parameters != conditions.end() ? stated(*parameters) : nullptr;
-  if (from == nullptr) from = stated(conditions);
-  if (from == nullptr || !from->is_string() ||
-      (from->get<std::string>() != "intended send time" && from->get<std::string>() != "actual send time")) {
-    // Open and closed loops count latency from different starts; a reader must not guess which.
-    return core::Error{fmt::format("'{}': conditions.parameters.latency_from is {}: 'intended send time' or "
-                                   "'actual send time'",
-                                   input.path, from == nullptr ? std::string("missing") : from->dump())};
-  }
   const Json& result = input.result();
   if (!result.is_object()) return core::Error{fmt::format("'{}': result is a {}, not an object", input.path, result.type_name())};
   const auto check_run = [&](const Json& run, const std::string& where) -> core::Status {
@@ -83,13 +97,17 @@ core::Status check_load_document(const ReportInput& input) {
     }
     return {};
   };
-  if (load) return check_run(result, "result");
+  if (load) {
+    PH_TRY(check_from(nullptr, "conditions.parameters."));
+    return check_run(result, "result");
+  }
   if (!result.contains("points")) return {};
   const Json& points = result["points"];
   if (!points.is_array()) return core::Error{fmt::format("'{}': result.points is a {}, not an array", input.path, points.type_name())};
   for (std::size_t i = 0; i < points.size(); ++i) {
     const std::string where = fmt::format("result.points[{}]", i);
     if (!points[i].is_object()) return core::Error{fmt::format("'{}': {} is not an object", input.path, where)};
+    PH_TRY(check_from(&points[i], where + "."));
     // A point that did not run (an error before it measured) has no summary: that is said in the report.
     if (points[i].contains("summary")) PH_TRY(check_run(points[i], where));
   }

@@ -28,10 +28,15 @@ struct ReportInput {
 // of kinds this perfhound has no charts for are accepted (the report shows their conditions).
 // A perfhound.load or perfhound.sweep document's other checks: each load summary (the document's, or each sweep
 // point's) an object whose throughputs (`*_per_s`) and latency and ITL figures (`*_s`) are numbers of 0 or more
-// where present (a partial run may have null), `windows` an array where present, and `latency_from` stated in
-// the conditions ("intended send time" or "actual send time"): every reader of the figures draws or tests them,
-// so text, a negative latency or a guessed start must be refused, not drawn. Other kinds pass unchecked.
+// where present (a partial run may have null), `windows` an array where present, and `latency_from` ("intended
+// send time" or "actual send time") stated by a load run, and valid where a sweep or its point states it (a
+// sweep that does not is read by its mode): every reader of the figures draws or tests them, so text, a negative
+// latency or a guessed start must be refused, not drawn. Other kinds pass unchecked.
 core::Status check_load_document(const ReportInput& input);
+
+// The latency_from a load run or sweep point states: the point's own, else the document's
+// (conditions.parameters, then conditions); null when none is stated or it is empty.
+const nlohmann::ordered_json* stated_latency_from(const ReportInput& input, const nlohmann::ordered_json* point);
 
 // The first part of it, for one summary object: `where` is its path in the document ("result.summary").
 core::Status check_load_summary(std::string_view path, const nlohmann::ordered_json& summary, std::string_view where);

@@ -159,6 +159,18 @@ TEST_F(SweepCli, RateAutoMeasuresTheEndsThenFillsInBetween) {
   EXPECT_NEAR(points[2]["load"].get<double>(), sync + 2 * (max - sync) / 3, 1e-6 * max);
   EXPECT_EQ(points[1]["load_kind"], "rate_per_s");
   EXPECT_EQ(points[1]["summary"]["requests"]["completed"], 12);
+  // Each point says where its latency starts: the synchronous and throughput ends are closed loops, the rates
+  // between open ones, so one value for the sweep would be wrong for some.
+  EXPECT_EQ(points[0]["latency_from"], "actual send time");
+  EXPECT_EQ(points[1]["latency_from"], "intended send time");
+  EXPECT_EQ(points[3]["latency_from"], "actual send time");
+  // The sweep as written is read by report and diagnose (a check that wanted latency_from in the sweep's own
+  // conditions refused every sweep perfhound writes).
+  const std::string sweep = (dir_ / "sweep.json").string();
+  const CliRun report = run({"report", sweep, "-o", (dir_ / "report.html").string()});
+  EXPECT_EQ(report.code, 0) << report.err;
+  const CliRun diagnose = run({"diagnose", sweep});
+  EXPECT_EQ(diagnose.code, 0) << diagnose.err;
 }
 
 TEST_F(SweepCli, BadInputIsOneLineAndExitTwo) {

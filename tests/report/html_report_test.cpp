@@ -376,6 +376,19 @@ TEST(ReportInputParse, DamagedLoadFiguresAreRefusedNamingTheField) {
   EXPECT_TRUE(parsed(partial).ok());
 }
 
+// A sweep states latency_from per point (older sweeps not at all: the mode decides); a stated one must be known.
+TEST(ReportInputParse, ASweepsLatencyStartIsPerPointAndMayBeUnstated) {
+  ReportInput sweep = load_fixture("sweep_concurrency.json");
+  Json doc = sweep.document;
+  doc["conditions"]["parameters"].erase("latency_from");
+  EXPECT_TRUE(parse_report_input("s.json", doc.dump()).ok());
+  doc["result"]["points"][1]["latency_from"] = "soon";
+  const auto bad = parse_report_input("s.json", doc.dump());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message,
+            "'s.json': result.points[1].latency_from is \"soon\": 'intended send time' or 'actual send time'");
+}
+
 // ---- the HTML page ----
 
 TEST(HtmlReport, ConditionsBlockHoldsEveryKeyValueStatusAndDiagnostics) {
