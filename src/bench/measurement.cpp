@@ -52,10 +52,12 @@ SampledRun sample_until_stable(Measurement m, const StoppingRule& rule, std::int
   NoiseTracker noise;
   const double t0 = wall_clock();
   StopCheck check;
+  std::string failure;  // "sample 20: boom", without the name the diagnostics list adds
   while (!check.stop) {
     auto s = sample();
     if (!s) {
-      out.error = core::Error{fmt::format("{}: sample {}: {}", m.name, m.samples_s.size() + 1, s.error().message)};
+      failure = fmt::format("sample {}: {}", m.samples_s.size() + 1, s.error().message);
+      out.error = core::Error{fmt::format("{}: {}", m.name, failure)};
       break;
     }
     m.samples_s.push_back(*s);
@@ -71,7 +73,7 @@ SampledRun sample_until_stable(Measurement m, const StoppingRule& rule, std::int
   m.summary = summarize_samples(m.samples_s);
   if (out.error) {
     m.diagnostics.push_back({&core::kBenchFailed,
-                             fmt::format("{}; the {} samples before it are kept", out.error->message, m.samples_s.size())});
+                             fmt::format("{}; the {} samples before it are kept", failure, m.samples_s.size())});
   } else if (check.stop && check.reason != StopReason::kConverged) {
     m.diagnostics.push_back({&core::kBenchNotConverged,
                              fmt::format("stopped at {} after {} samples: noise {:.2f}% (target {:.2f}%), {:.3g} s of "

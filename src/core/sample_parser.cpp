@@ -40,11 +40,19 @@ std::optional<double> to_number(std::string_view field) {
   return v;
 }
 
-// A field that starts like a number ("1e-400", "12ms", "-.5x"): not a column name, so not a header.
+// A value that cannot be read, not a column name: a number out of a double's range ("1e-400", "1e400") or one
+// with a unit after it ("12ms"). A name that merely starts with a digit ("99p_ms", "1st_run") is a header.
 bool looks_numeric(std::string_view field) {
-  if (!field.empty() && (field.front() == '+' || field.front() == '-')) field.remove_prefix(1);
-  if (!field.empty() && field.front() == '.') field.remove_prefix(1);
-  return !field.empty() && field.front() >= '0' && field.front() <= '9';
+  if (!field.empty() && field.front() == '+') field.remove_prefix(1);
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+  if (ec == std::errc::result_out_of_range) return true;
+  if (ec != std::errc()) return false;
+  const std::string_view rest(ptr, static_cast<std::size_t>(field.data() + field.size() - ptr));
+  for (const std::string_view unit : {"ns", "us", "ms", "s", "%"}) {
+    if (rest == unit) return true;
+  }
+  return false;
 }
 
 bool is_index(std::string_view spec) {

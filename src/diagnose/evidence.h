@@ -77,6 +77,7 @@ struct RooflineEvidence {
   std::string source;
   std::vector<KernelPosition> kernels;  // placed kernels, in file order
   std::uint64_t unplaced = 0;           // kernels without FLOPs, bytes or roof
+  bool named_kernels = true;            // false for a roofline by hand (--flops --bytes --time): one unnamed kernel
   // The roofs the fractions of attainable are of: "the ceilings ncu measured on the device" or the chip's.
   std::string roofs;
 };

@@ -9,6 +9,7 @@
 #include "core/check.h"
 #include "core/units.h"
 #include "roofline/roofline.h"
+#include "trace/kernel_breakdown.h"
 #include "trace/verdict.h"
 
 namespace perfhound::diagnose {
@@ -405,10 +406,13 @@ Decision decide_roofline(const Evidence& e, const WalkState& s) {
       const std::string& dominant = e.trace->dominant_kernel;
       d.evidence.push_back(
           fmt::format("the trace's dominant kernel: {} ({} of kernel time)", dominant, pct(e.trace->dominant_kernel_share)));
+      // Matched on the function's own name: the trace's display name and ncu's "Kernel Name" format templates,
+      // anonymous namespaces and parameter lists differently for the one kernel.
+      const std::string bare = trace::bare_kernel_name(dominant);
       const bool profiled = std::any_of(r.kernels.begin(), r.kernels.end(), [&](const KernelPosition& k) {
-        return k.name.find(dominant) != std::string::npos || dominant.find(k.name) != std::string::npos;
+        return trace::bare_kernel_name(k.name) == bare;
       });
-      if (!profiled) {
+      if (r.named_kernels && !profiled) {
         // The export's kernels are not the ones the trace spends its time in: judging the roofline on them
         // would answer for other work (another run, another phase, a -k filter that missed).
         d.status = StepStatus::kMissing;

@@ -86,8 +86,14 @@ std::string render_svg(const LogLogChart& chart) {
   const auto title_width = [&](double px) { return 0.6 * px * static_cast<double>(title.size()); };
   if (title_width(title_px) > title_room) title_px = std::max(11.0, title_room / (0.6 * static_cast<double>(title.size())));
   if (title_width(title_px) > title_room) {
-    const auto keep = static_cast<std::size_t>(title_room / (0.6 * title_px)) - 3;
-    title = title.substr(0, keep / 2) + "..." + title.substr(title.size() - (keep - keep / 2));
+    const auto fits = static_cast<std::size_t>(std::max(0.0, title_room / (0.6 * title_px)));
+    const std::size_t keep = fits > 3 ? fits - 3 : 0;
+    // Cuts on character boundaries: a UTF-8 continuation byte (10xxxxxx) never starts or ends a kept part.
+    const auto continuation = [&](std::size_t i) { return i < title.size() && (title[i] & 0xC0) == 0x80; };
+    std::size_t head = keep / 2, tail = title.size() - (keep - keep / 2);
+    while (head > 0 && continuation(head)) --head;
+    while (continuation(tail)) ++tail;
+    title = title.substr(0, head) + "..." + title.substr(tail);
   }
   svg += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"{:.0f}\" font-weight=\"bold\">{}<title>{}</title></text>\n",
                      left, title_px, escape(title), escape(chart.title));

@@ -199,6 +199,13 @@ std::string short_kernel_name(std::string_view full_name) {
   return name;
 }
 
+std::string bare_kernel_name(std::string_view name) {
+  std::string stripped = strip_name(name);
+  if (stripped.empty()) stripped = std::string(name);
+  const auto colons = stripped.rfind("::");
+  return colons == std::string::npos ? stripped : stripped.substr(colons + 2);
+}
+
 KernelBreakdown kernel_breakdown(const Timeline& timeline, std::size_t top_n) {
   KernelBreakdown result;
   for (std::size_t f = 0; f < kKernelFamilyCount; ++f) result.families[f].family = static_cast<KernelFamily>(f);

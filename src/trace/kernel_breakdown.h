@@ -62,6 +62,12 @@ KernelFamily activity_family(const Timeline& timeline, const GpuActivity& activi
 // name) is returned whole.
 std::string short_kernel_name(std::string_view full_name);
 
+// The function's own name, the last component of the stripped name, from a full, a display (short_kernel_name)
+// or an ncu-formatted name alike: "void at::<unnamed>::distribution_elementwise_grid_stride_kernel<...>(...)"
+// and "at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel" both give
+// "distribution_elementwise_grid_stride_kernel". What a trace's kernel and an ncu export's row are matched on.
+std::string bare_kernel_name(std::string_view name);
+
 struct KernelGroup {
   std::string full_name;
   std::string short_name;

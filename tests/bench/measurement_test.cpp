@@ -112,8 +112,7 @@ TEST(SampleUntilStable, AnErrorKeepsTheSamplesBeforeIt) {
   ASSERT_FALSE(r.measurement.diagnostics.empty());
   EXPECT_EQ(r.measurement.diagnostics[0].kind->id, "bench-failed");
   EXPECT_EQ(r.measurement.diagnostics[0].message,
-            "flaky: sample 4: cudaEventSynchronize: an illegal memory access was encountered; the 3 samples before it "
-            "are kept");
+            "sample 4: cudaEventSynchronize: an illegal memory access was encountered; the 3 samples before it are kept");
 }
 
 TEST(SampleUntilStable, OneSampleHasNoNoiseFigure) {

@@ -155,7 +155,7 @@ TEST(Runner, AFailedBenchmarkSaysErrorNotConvergedInTheTableAndTheDocument) {
   EXPECT_EQ(stop_reason_name(m.stop), "error");
   EXPECT_EQ(r.finish(), 2);
   EXPECT_NE(out.str().find("  error  "), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("severe [bench-failed]: throws: throws: sample 20: boom; the 19 samples before it are kept"),
+  EXPECT_NE(out.str().find("severe [bench-failed]: throws: sample 20: boom; the 19 samples before it are kept"),
             std::string::npos) << out.str();
 }
 

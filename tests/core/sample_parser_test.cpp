@@ -55,19 +55,21 @@ TEST(SampleParser, ErrorsNameSourceLineAndText) {
   r = parse_sample_column("1\n2x\n", {}, "'z'");
   ASSERT_FALSE(r.ok()) << "trailing garbage is not a number";
 
-  // A first line that starts like a number is a value that cannot be read, not a header to drop: 1e-400 and
-  // 1e400 are outside a double's range, 12ms carries a unit.
-  for (const char* first : {"1e-400", "1e400", "12ms", "-.5x"}) {
+  // A first line that is a value that cannot be read is not a header to drop: 1e-400 and 1e400 are outside a
+  // double's range, 12ms and 3.5us carry a unit.
+  for (const char* first : {"1e-400", "1e400", "12ms", "3.5us"}) {
     r = parse_sample_column(std::string(first) + "\n2\n3\n", {}, "'t'");
     ASSERT_FALSE(r.ok()) << first;
     EXPECT_EQ(r.error().message, fmt::format("'t' line 1: cannot parse '{}' as a number (out of range, or a unit after "
                                              "it?), and it is not a column name", first));
   }
-  // A name is still a header.
-  r = parse_sample_column("step_ms\n2\n3\n", {}, "'t'");
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->column_name, "step_ms");
-  EXPECT_EQ(r->values.size(), 2u);
+  // A name is still a header, one that starts with a digit too.
+  for (const char* name : {"step_ms", "99p_ms", "1st_run"}) {
+    r = parse_sample_column(std::string(name) + "\n2\n3\n", {}, "'t'");
+    ASSERT_TRUE(r.ok()) << name;
+    EXPECT_EQ(r->column_name, name);
+    EXPECT_EQ(r->values.size(), 2u);
+  }
 }
 
 TEST(SampleParser, EmptyInputGivesNoValues) {

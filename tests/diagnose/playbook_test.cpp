@@ -404,6 +404,18 @@ const std::vector<Scenario>& scenarios() {
        },
        std::nullopt,
        {"goal=step", "measurement=trusted", "slo-", "serving-", "capacity-", "busy_idle=busy", "roofline?"}},
+      // The trace's display name and ncu's name of one kernel differ in form, not in the function: it is profiled.
+      {"dominant_kernel_profiled_under_ncus_name",
+       [](Evidence& e) {
+         e.trace = synthetic_trace("kernel-bound", 0.92);
+         e.trace->dominant_kernel = "at::native::vectorized_elementwise_kernel";
+         KernelPosition k = kernel(2, "memory_slope", 6e-3, 0.9);
+         k.name = "void at::vectorized_elementwise_kernel<4, at::CUDAFunctor_add<float>, std::array<char *, 3>>(int, T2, T3)";
+         e.roofline = synthetic_roofline({k});
+       },
+       std::nullopt,
+       {"goal=step", "measurement=trusted", "slo-", "serving-", "capacity-", "busy_idle=busy", "roofline=memory-slope",
+        "bandwidth_roof=at-roof"}},
       // A measured decode step bound by memory and export kernels on the compute roof cannot be one step.
       {"mfu_and_kernels_disagree",
        [](Evidence& e) {

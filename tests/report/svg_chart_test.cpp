@@ -64,6 +64,19 @@ TEST(SvgChart, ALongTitleFitsTheWidth) {
   EXPECT_THAT(svg, HasSubstr("/kernels.csv<title>" + c.title + "</title>"));  // the end stays; all in the tooltip
   const auto start = svg.find("font-weight=\"bold\">") + std::string("font-weight=\"bold\">").size();
   EXPECT_LE(svg.find("<title>", start) - start, 121u);
+  // A name of two-byte characters is cut between characters, never inside one (the SVG stays valid UTF-8).
+  c.title = "Roofline: " + [] {
+    std::string s;
+    for (int i = 0; i < 150; ++i) s += "\xC3\xA9";  // U+00E9
+    return s;
+  }();
+  const std::string utf8 = render_svg(c);
+  const auto from = utf8.find("font-weight=\"bold\">") + std::string("font-weight=\"bold\">").size();
+  const std::string shown = utf8.substr(from, utf8.find("<title>", from) - from);
+  const auto dots = shown.find("...");
+  ASSERT_NE(dots, std::string::npos);
+  EXPECT_EQ((dots - std::string("Roofline: ").size()) % 2, 0u);      // whole characters before the cut
+  EXPECT_EQ((shown.size() - dots - 3) % 2, 0u);                         // and after it
   c.title = "Short";
   EXPECT_THAT(render_svg(c), HasSubstr("font-size=\"16\" font-weight=\"bold\">Short<title>"));
 }

@@ -156,6 +156,23 @@ TEST(ShortKernelNameTest, WrappersKeepTheirFirstTemplateArgument) {
   EXPECT_EQ(short_kernel_name(kFlash3), "cutlass::device_kernel<flash::enable_sm90_or_later>");
 }
 
+// One kernel as a Kineto trace's display name and as ncu writes it (tests/data/ncu/h200_roofline_raw.csv row 2
+// and rows 0-1): the same function name, whatever the namespaces, templates and parameters.
+TEST(BareKernelNameTest, TheTracesAndNcusNamesOfOneKernelAgree) {
+  EXPECT_EQ(bare_kernel_name(short_kernel_name(kMulFunctor)), "vectorized_elementwise_kernel");
+  EXPECT_EQ(bare_kernel_name("void at::vectorized_elementwise_kernel<4, at::CUDAFunctor_add<float>, std::array<char *, "
+                             "3>>(int, T2, T3)"),
+            "vectorized_elementwise_kernel");
+  EXPECT_EQ(bare_kernel_name("at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel"),
+            "distribution_elementwise_grid_stride_kernel");
+  EXPECT_EQ(bare_kernel_name("void at::<unnamed>::distribution_elementwise_grid_stride_kernel<float, 4>(int, T2)"),
+            "distribution_elementwise_grid_stride_kernel");
+  EXPECT_EQ(bare_kernel_name("nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT"),
+            "nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT");
+  EXPECT_NE(bare_kernel_name("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT"),
+            bare_kernel_name("nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT"));
+}
+
 TEST(ShortKernelNameTest, DegenerateNamesComeBackWhole) {
   EXPECT_EQ(short_kernel_name(""), "");
   EXPECT_EQ(short_kernel_name("(int)"), "(int)");
