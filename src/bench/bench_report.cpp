@@ -87,6 +87,10 @@ Json bench_document(const std::string& suite, const core::Conditions& conditions
   return report::make_json_document("bench", conditions, std::move(result), core::diagnostics_to_json(all));
 }
 
+std::string noise_text(const Measurement& m) {
+  return std::isfinite(m.noise) ? fmt::format("{:.2f}%", m.noise * 100) : "n/a";
+}
+
 std::string render_table(const std::vector<Measurement>& measurements) {
   report::TableWriter table({{"benchmark", report::Align::kLeft},
                              {"mode", report::Align::kLeft},
@@ -105,7 +109,7 @@ std::string render_table(const std::vector<Measurement>& measurements) {
                                     ? fmt::format("{} x {}", s.count, m.operations_per_sample)
                                     : fmt::format("{}", s.count);
     table.add_row({m.name, m.mode, samples, fmt::format("{}", m.warmup_discarded), t(s.p50),
-                   t(s.p10) + " - " + t(s.p90), t(s.p99), std::isfinite(m.noise) ? fmt::format("{:.2f}%", m.noise * 100) : "n/a",
+                   t(s.p10) + " - " + t(s.p90), t(s.p99), noise_text(m),
                    std::string(stop_reason_name(m.stop)), rate_cell(m)});
   }
   return table.render();

@@ -23,6 +23,9 @@ nlohmann::ordered_json bench_document(const std::string& suite, const core::Cond
 // Every benchmark's diagnostics, each message prefixed with its benchmark's name.
 std::vector<core::Diagnostic> named_diagnostics(const std::vector<Measurement>& measurements);
 
+// The noise at the stop as the table and the per-benchmark line print it: "0.27%", or "n/a" from one sample.
+std::string noise_text(const Measurement& m);
+
 // One row a benchmark: name, mode, samples (x operations), warm-up, p50, p10-p90, p99, noise, stop, rate.
 std::string render_table(const std::vector<Measurement>& measurements);
 

@@ -167,8 +167,7 @@ void Runner::record(SampledRun run) {
   if (!m.samples_s.empty()) {
     if (!quiet_) {
       *err_ << fmt::format("{}: {} samples, p50 {}, noise {}, {}\n", m.name, m.summary.count,
-                           core::format_duration_ns(m.summary.p50 * 1e9),
-                           std::isfinite(m.noise) ? fmt::format("{:.2f}%", m.noise * 100) : "n/a", stop_reason_name(m.stop));
+                           core::format_duration_ns(m.summary.p50 * 1e9), noise_text(m), stop_reason_name(m.stop));
     }
     measurements_.push_back(std::move(run.measurement));
     write_json();

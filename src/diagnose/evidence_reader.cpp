@@ -202,7 +202,7 @@ RooflineEvidence read_roofline(const Json& doc, std::string_view source) {
   KernelPosition k = position_from_point(at(r, "point", "result.point"), "result.point");
   k.name = "kernel";
   out.named_kernels = false;
-  k.duration_s = number_or_nan(object_or_empty(object_or_empty(doc, "conditions"), "parameters"), "time_s");
+  k.duration_s = number_or_nan(params, "time_s");
   if (!std::isfinite(k.duration_s)) k.duration_s = k.bound_time_s / k.fraction_of_attainable;
   out.kernels.push_back(std::move(k));
   return out;

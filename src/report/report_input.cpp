@@ -15,6 +15,11 @@ const Json& empty_array() {
   return kEmpty;
 }
 
+// "'run.json': result.summary is a string, not an object": a field of the wrong JSON type.
+core::Error wrong_type(std::string_view path, std::string_view where, const Json& value, std::string_view expected) {
+  return core::Error{fmt::format("'{}': {} is a {}, not {}", path, where, value.type_name(), expected)};
+}
+
 }  // namespace
 
 const std::string& ReportInput::kind() const { return document.at("kind").get_ref<const std::string&>(); }
@@ -26,11 +31,9 @@ const Json& ReportInput::diagnostics() const {
 }
 
 core::Status check_load_summary(std::string_view path, const Json& summary, std::string_view where) {
-  if (!summary.is_object()) {
-    return core::Error{fmt::format("'{}': {} is a {}, not an object", path, where, summary.type_name())};
-  }
+  if (!summary.is_object()) return wrong_type(path, where, summary, "an object");
   const auto check_block = [&](const Json& block, const std::string& at, std::string_view suffix) -> core::Status {
-    if (!block.is_object()) return core::Error{fmt::format("'{}': {} is a {}, not an object", path, at, block.type_name())};
+    if (!block.is_object()) return wrong_type(path, at, block, "an object");
     for (const auto& [field, v] : block.items()) {
       if (!field.ends_with(suffix) || v.is_null()) continue;
       if (v.is_number() && v.get<double>() >= 0) continue;
@@ -44,11 +47,9 @@ core::Status check_load_summary(std::string_view path, const Json& summary, std:
   if (summary.contains("latency")) {
     const Json& latency = summary["latency"];
     const std::string at = base + ".latency";
-    if (!latency.is_object()) return core::Error{fmt::format("'{}': {} is a {}, not an object", path, at, latency.type_name())};
+    if (!latency.is_object()) return wrong_type(path, at, latency, "an object");
     for (const auto& [from, metrics] : latency.items()) {
-      if (!metrics.is_object()) {
-        return core::Error{fmt::format("'{}': {}.{} is a {}, not an object", path, at, from, metrics.type_name())};
-      }
+      if (!metrics.is_object()) return wrong_type(path, at + "." + from, metrics, "an object");
       for (const auto& [metric, block] : metrics.items()) PH_TRY(check_block(block, at + "." + from + "." + metric, "_s"));
     }
   }
@@ -88,12 +89,12 @@ core::Status check_load_document(const ReportInput& input) {
                                    input.path, where, from == nullptr ? std::string("missing") : from->dump())};
   };
   const Json& result = input.result();
-  if (!result.is_object()) return core::Error{fmt::format("'{}': result is a {}, not an object", input.path, result.type_name())};
+  if (!result.is_object()) return wrong_type(input.path, "result", result, "an object");
   const auto check_run = [&](const Json& run, const std::string& where) -> core::Status {
     if (!run.contains("summary")) return core::Error{fmt::format("'{}': {} has no summary", input.path, where)};
     PH_TRY(check_load_summary(input.path, run["summary"], where + ".summary"));
     if (run.contains("windows") && !run["windows"].is_null() && !run["windows"].is_array()) {
-      return core::Error{fmt::format("'{}': {}.windows is a {}, not an array", input.path, where, run["windows"].type_name())};
+      return wrong_type(input.path, where + ".windows", run["windows"], "an array");
     }
     return {};
   };
@@ -103,7 +104,7 @@ core::Status check_load_document(const ReportInput& input) {
   }
   if (!result.contains("points")) return {};
   const Json& points = result["points"];
-  if (!points.is_array()) return core::Error{fmt::format("'{}': result.points is a {}, not an array", input.path, points.type_name())};
+  if (!points.is_array()) return wrong_type(input.path, "result.points", points, "an array");
   for (std::size_t i = 0; i < points.size(); ++i) {
     const std::string where = fmt::format("result.points[{}]", i);
     if (!points[i].is_object()) return core::Error{fmt::format("'{}': {} is not an object", input.path, where)};

@@ -24,8 +24,11 @@ struct ReportInput {
 
 // Parses `text`, the content of `path`. Errors name the file: malformed JSON with its line and column
 // ("'run.json': not JSON: line 3, column 7: syntax error ..."), anything else that lacks the envelope with
-// the field it lacks, and a schema_version newer than this perfhound reads with both numbers. Documents
-// of kinds this perfhound has no charts for are accepted (the report shows their conditions).
+// the field it lacks, a schema_version newer than this perfhound reads with both numbers, and what
+// check_load_document refuses. Documents of kinds this perfhound has no charts for are accepted (the report
+// shows their conditions).
+core::Result<ReportInput> parse_report_input(std::string path, std::string_view text);
+
 // A perfhound.load or perfhound.sweep document's other checks: each load summary (the document's, or each sweep
 // point's) an object whose throughputs (`*_per_s`) and latency and ITL figures (`*_s`) are numbers of 0 or more
 // where present (a partial run may have null), `windows` an array where present, and `latency_from` ("intended
@@ -34,14 +37,11 @@ struct ReportInput {
 // latency or a guessed start must be refused, not drawn. Other kinds pass unchecked.
 core::Status check_load_document(const ReportInput& input);
 
-// The latency_from a load run or sweep point states: the point's own, else the document's
-// (conditions.parameters, then conditions); null when none is stated or it is empty.
-const nlohmann::ordered_json* stated_latency_from(const ReportInput& input, const nlohmann::ordered_json* point);
-
 // The first part of it, for one summary object: `where` is its path in the document ("result.summary").
 core::Status check_load_summary(std::string_view path, const nlohmann::ordered_json& summary, std::string_view where);
 
-// check_load_document is part of it.
-core::Result<ReportInput> parse_report_input(std::string path, std::string_view text);
+// The latency_from a load run or sweep point states: the point's own, else the document's
+// (conditions.parameters, then conditions); null when none is stated or it is empty.
+const nlohmann::ordered_json* stated_latency_from(const ReportInput& input, const nlohmann::ordered_json* point);
 
 }  // namespace perfhound::report
