@@ -90,9 +90,14 @@ done
 # Signals: a program stopped mid-run keeps what was recorded (the library's writer thread flushes CUPTI and writes,
 # then SIGTERM's default action ends the program; SIGINT: Python's KeyboardInterrupt after the write).
 # perfhound gets the signal and forwards it.
+# Job control on while perfhound starts: without it a script's background job starts with SIGINT and SIGQUIT
+# ignored, perfhound leaves an ignored signal ignored (as nohup's SIGHUP), and kill -INT does nothing (seen on an
+# H200 on 2026-12-07: the loop ran on 60 s and was killed, no trace).
 [[ $parts == *" signals "* ]] && for sig in TERM INT; do
+  set -m
   $ph record -o "$out/signal_$sig.json" -- $py bench/record/launch_heavy.py --iters 100000000 > "$out/signal_$sig.txt" 2>&1 &
   pid=$!
+  set +m
   sleep ${SIGNAL_AFTER_S:-15}
   kill -$sig $pid
   sent=$(date +%s.%N)
