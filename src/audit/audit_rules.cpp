@@ -118,6 +118,9 @@ std::string conditions_remedy(const Claim& claim) {
            "beside its figures, e.g. in a claim file with the figures and its conditions (docs/audit.md)";
   }
   if (claim.format == "claim file") return "add it under conditions (the baseline's under baseline.conditions)";
+  if (claim.format == "perfhound.mfu") {
+    return "perfhound mfu states what ran the measured step with --framework NAME --framework-version VERSION";
+  }
   if (claim.format.starts_with("perfhound.")) {
     return "perfhound records what it can see (the model, the load, the lengths); state the rest beside the "
            "result, e.g. in a claim file with its figures and conditions (docs/audit.md)";
@@ -150,7 +153,9 @@ void check_conditions(const Claim& claim, const ClaimConditions& c, std::string_
     if (!c.input_len) missing("input length");
     if (!c.output_len) missing("output length");
   }
-  // A step's time, like a serving figure, is the framework's kernels at work: its MFU depends on them.
+  // A step's time, like a serving figure, is the framework's kernels at work: its MFU depends on them. A step's
+  // roofline bound alone was computed, not run.
+  if (step && !claim.states_a_measurement()) return;
   if (!c.framework && !c.framework_version) {
     out.push_back({&kConditionsMissing, fmt::format("{}framework and its version are not stated", whose), remedy});
   } else if (!c.framework_version) {
@@ -182,6 +187,7 @@ void check_latency(const Claim& claim, std::vector<Finding>& out) {
 
 void check_warmup(const Claim& claim, std::vector<Finding>& out) {
   if (claim.warmup_discarded == std::optional<bool>(true)) return;
+  if (claim.subject == Subject::kModelStep && !claim.states_a_measurement()) return;  // a bound: nothing was timed
   if (claim.warmup_discarded == std::optional<bool>(false)) {
     out.push_back({&kNoWarmup, fmt::format("no warm-up was discarded{}",
                                            claim.warmup.empty() ? "" : fmt::format(" (stated: {})", claim.warmup))});

@@ -52,6 +52,10 @@ bool Claim::states_latency() const {
   return false;
 }
 
+bool Claim::states_a_measurement() const {
+  return value.has_value() || mfu.has_value() || mbu.has_value() || states_throughput() || states_latency();
+}
+
 std::string_view subject_name(Subject subject) {
   switch (subject) {
     case Subject::kServing: return "serving";

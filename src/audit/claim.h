@@ -126,6 +126,9 @@ struct Claim {
   // Whether any latency figure is stated (a mean, a stddev or a percentile).
   bool states_latency() const;
   bool is_comparison() const { return baseline.has_value(); }
+  // Whether anything was measured: a figure, a throughput, a latency, an MFU or MBU. perfhound mfu without a
+  // measured time states the roofline bound alone, which is arithmetic: no framework ran it, no warm-up applies.
+  bool states_a_measurement() const;
 };
 
 // "serving", "model step", "micro-benchmark": the audit document's claim.subject.

@@ -136,7 +136,12 @@ class PerfhoundResultImporter final : public ClaimImporter {
         c.concurrency = number_after(*load, "max concurrency ");
       }
     }
-    PH_ASSIGN_OR_RETURN(auto warmup, condition_text(doc, p + "/warmup_discarded"));
+    return import_warmup_condition(doc, claim);
+  }
+
+  // The warm-up as load and mfu state it in their conditions: "10 requests", "5 s", "none".
+  static core::Status import_warmup_condition(const SourceDocument& doc, Claim& claim) {
+    PH_ASSIGN_OR_RETURN(auto warmup, condition_text(doc, "/conditions/parameters/warmup_discarded"));
     if (warmup) {
       claim.warmup = *warmup;
       claim.warmup_discarded = warmup_discards(*warmup);
@@ -244,6 +249,7 @@ class PerfhoundResultImporter final : public ClaimImporter {
   }
 
   static core::Status import_mfu(const SourceDocument& doc, Claim& claim) {
+    PH_TRY(import_warmup_condition(doc, claim));
     PH_ASSIGN_OR_RETURN(claim.mfu, doc.number("/result/measured/mfu"));
     PH_ASSIGN_OR_RETURN(claim.mbu, doc.number("/result/measured/mbu"));
     PH_ASSIGN_OR_RETURN(auto flops, doc.number("/result/roofs/peak_flops_per_s"));

@@ -1,11 +1,13 @@
 #include "cli/mfu_command.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <fmt/format.h>
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include "cli/number_checks.h"
 #include "cli/output.h"
@@ -60,6 +62,10 @@ class MfuCommand final : public Command {
     app.add_option("--tpot", tpot_, "Measured time per output token (decode)");
     app.add_option("--tokens-per-s", tokens_per_s_, "Measured throughput in tokens/s over the batch (alternative to a time)")
         ->check(positive_number());
+    app.add_option("--framework", framework_,
+                   "What ran the measured step, e.g. vLLM or 'TensorRT-LLM' (its kernels set the time, so audit asks)");
+    app.add_option("--framework-version", framework_version_, "Its version, e.g. 0.11.0");
+    app.add_option("--warmup", warmup_, "The warm-up the measured time left out, e.g. '10 steps', or none");
     add_output_flags(app, output_);
   }
 
@@ -83,6 +89,7 @@ class MfuCommand final : public Command {
                                      shape.num_attention_heads, shape.name.empty() ? model_ : shape.name)};
     }
     PH_ASSIGN_OR_RETURN(const auto time, measured_time(phase));
+    PH_TRY(check_measurement_conditions(time.has_value()));
 
     const model::ParameterCount params = model::count_parameters(shape);
     const model::StepCost cost = phase == model::Phase::kPrefill ? model::prefill_cost(shape, params, workload_)
@@ -105,6 +112,9 @@ class MfuCommand final : public Command {
     conditions.set("tensor_parallel", workload_.tensor_parallel);
     conditions.set("compute_roof", compute.source);
     conditions.set("memory_roof", memory.source);
+    if (!framework_.empty()) conditions.set("framework", framework_);
+    if (!framework_version_.empty()) conditions.set("framework_version", framework_version_);
+    if (!warmup_.empty()) conditions.set("warmup_discarded", warmup_);  // as stats and audit --live state theirs
 
     nlohmann::ordered_json result;
     result["verdict"] = verdict;
@@ -174,6 +184,34 @@ class MfuCommand final : public Command {
   }
 
  private:
+  // The framework and the warm-up are conditions of the measured time (an MFU is the framework's kernels at work);
+  // the bound alone is arithmetic, which nothing ran.
+  core::Status check_measurement_conditions(bool measured) const {
+    const auto blank = [](const std::string& text) {
+      return std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isspace(c) != 0; });
+    };
+    for (const auto& [flag, value] : {std::pair{"--framework", &framework_},
+                                      {"--framework-version", &framework_version_},
+                                      {"--warmup", &warmup_}}) {
+      if (value->empty()) continue;
+      if (blank(*value)) return core::Error{fmt::format("{}: empty", flag)};
+      if (value->find_first_of("\r\n") != std::string::npos) return core::Error{fmt::format("{}: holds a line break", flag)};
+      if (!measured) {
+        return core::Error{fmt::format("{}: names what ran the measured step; give its time (--step-time, --ttft, "
+                                       "--tpot or --tokens-per-s)",
+                                       flag)};
+      }
+    }
+    // audit reads "10 steps" as discarded, "0 steps" and "none" as not: anything else would read as unstated.
+    if (!warmup_.empty() && warmup_ != "none" && !std::isdigit(static_cast<unsigned char>(warmup_.front()))) {
+      return core::Error{fmt::format("--warmup '{}': say how much was left out, e.g. '10 steps', or none", warmup_)};
+    }
+    if (framework_.empty() && !framework_version_.empty()) {
+      return core::Error{fmt::format("--framework-version {}: of what? give --framework too", framework_version_)};
+    }
+    return {};
+  }
+
   core::Result<std::optional<double>> measured_time(model::Phase phase) const {
     int given = !step_time_.empty() + !ttft_.empty() + !tpot_.empty() + (tokens_per_s_ > 0);
     if (given > 1) return core::Error{"give one of --step-time, --ttft, --tpot or --tokens-per-s"};
@@ -219,6 +257,7 @@ class MfuCommand final : public Command {
 
   std::string model_, hw_, phase_, precision_ = "bf16", kv_precision_;
   std::string step_time_, ttft_, tpot_;
+  std::string framework_, framework_version_, warmup_;
   double tokens_per_s_ = 0;
   model::Workload workload_;
   OutputOptions output_;

@@ -247,6 +247,56 @@ TEST(CliMfu, HumanOutputHasVerdictMfuMbuAndConditions) {
   EXPECT_THAT(r.out, HasSubstr("conditions:"));
 }
 
+// What ran a measured step and what its timing left out go into the result's conditions, where audit reads them:
+// a measured MFU without them fails audit's conditions check (the remedy names these flags), with them it passes;
+// the bound alone is arithmetic, and audit asks for neither.
+TEST(CliMfu, TheMeasuredStepsFrameworkAndWarmupReachAudit) {
+  const std::vector<std::string> step = {"mfu", "--model", "llama-3-8b", "--hw", "h200-sxm", "--phase", "decode",
+                                         "--batch", "32", "--input-len", "512", "--output-len", "128"};
+  const auto mfu_file = [&](const std::string& name, std::vector<std::string> extra) {
+    const std::string path = temp_file(name, "");
+    std::vector<std::string> args = step;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--json", "-o", path});
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return path;
+  };
+  const auto audit_of = [](const std::string& path) {
+    const CliRun r = run({"audit", path, "--json"});
+    EXPECT_TRUE(r.code == 0 || r.code == 1) << r.err;
+    const Json doc = Json::parse(r.out);
+    Json rules = Json::array();
+    for (const auto& f : doc["result"]["findings"]) rules.push_back(f["rule"]);
+    return std::pair{r.code, rules};
+  };
+
+  const std::string stated = mfu_file("stated.json", {"--tpot", "12ms", "--framework", "vLLM", "--framework-version",
+                                                      "0.11.0", "--warmup", "10 steps"});
+  const Json parameters = read_json_file(stated)["conditions"]["parameters"];
+  EXPECT_EQ(parameters["framework"], "vLLM");
+  EXPECT_EQ(parameters["framework_version"], "0.11.0");
+  EXPECT_EQ(parameters["warmup_discarded"], "10 steps");
+  const auto [stated_code, stated_rules] = audit_of(stated);
+  EXPECT_EQ(stated_code, 0);
+  EXPECT_EQ(stated_rules, Json::array({"spec-sheet-roof", "spec-sheet-roof"}));
+
+  const std::string unstated = mfu_file("unstated.json", {"--tpot", "12ms"});
+  const auto [unstated_code, unstated_rules] = audit_of(unstated);
+  EXPECT_EQ(unstated_code, 1);
+  EXPECT_EQ(unstated_rules, Json::array({"conditions-missing", "no-warmup", "spec-sheet-roof", "spec-sheet-roof"}));
+  const CliRun text = run({"audit", unstated});
+  EXPECT_THAT(text.out, HasSubstr("perfhound mfu states what ran the measured step with --framework NAME"));
+  EXPECT_THAT(text.out, HasSubstr("perfhound mfu --warmup"));
+
+  const std::string bound = mfu_file("bound.json", {});
+  EXPECT_FALSE(read_json_file(bound)["result"].contains("measured"));
+  const auto [bound_code, bound_rules] = audit_of(bound);
+  EXPECT_EQ(bound_code, 0);
+  EXPECT_EQ(bound_rules, Json::array({"spec-sheet-roof", "spec-sheet-roof"}));
+  for (const auto& path : {stated, unstated, bound}) std::filesystem::remove(path);
+}
+
 // Databricks/MosaicML, "LLM Inference Performance Engineering: Best Practices" (2023): a 7B model in 16-bit at
 // 14 ms per output token on a 2 TB/s part: MBU = (14 GB / 14 ms) / 2 TB/s = 50%. With the weights counted by
 // the convention (Llama-2-7B less its input embedding, 2 bytes each, no KV at context 0) it is
@@ -442,6 +492,13 @@ TEST(CliMfu, BadInputIsOneLineExitTwoNamingTheFlag) {
   expect_one_line_error(run({"mfu", "--model", "llama-3-8b", "--hw", "h200-sxm", "--phase", "sideways"}),
                         {"--phase"});
   expect_one_line_error(run({"mfu", "--model", "llama-3-8b", "--hw", "h200-sxm"}), {"--phase"});
+  // The framework and the warm-up are conditions of a measured time: with the bound alone nothing ran.
+  expect_one_line_error(run(with(decode, {"--framework", "vLLM"})), {"--framework", "measured step", "--tpot"});
+  expect_one_line_error(run(with(decode, {"--warmup", "10 steps"})), {"--warmup", "measured step"});
+  expect_one_line_error(run(with(decode, {"--tpot", "5ms", "--framework-version", "0.11.0"})),
+                        {"--framework-version 0.11.0", "--framework"});
+  expect_one_line_error(run(with(decode, {"--tpot", "5ms", "--framework", " "})), {"--framework: empty"});
+  expect_one_line_error(run(with(decode, {"--tpot", "5ms", "--warmup", "some"})), {"--warmup 'some'", "none"});
   // fp8 on A100: the chip has no FP8 path; the message lists what it has (data/hw/a100-sxm-80gb.json).
   expect_one_line_error(
       run({"mfu", "--model", "llama-3-8b", "--hw", "a100-sxm-80gb", "--phase", "decode", "--precision", "fp8"}),
