@@ -121,6 +121,7 @@ std::string conditions_remedy(const Claim& claim) {
   if (claim.format == "perfhound.mfu") {
     return "perfhound mfu states what ran the measured step with --framework NAME --framework-version VERSION";
   }
+  if (claim.format == "perfhound.stats") return "perfhound stats states what the samples were measured on with --hardware";
   if (claim.format.starts_with("perfhound.")) {
     return "perfhound records what it can see (the model, the load, the lengths); state the rest beside the "
            "result, e.g. in a claim file with its figures and conditions (docs/audit.md)";

@@ -56,4 +56,14 @@ CLI::Validator positive_number() {
       "X > 0");
 }
 
+CLI::Validator condition_text() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.find_first_not_of(" \t") == std::string::npos) return "empty";
+        if (text.find_first_of("\r\n") != std::string::npos) return "holds a line break";
+        return {};
+      },
+      "TEXT");
+}
+
 }  // namespace perfhound::cli

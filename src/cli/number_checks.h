@@ -18,5 +18,7 @@ CLI::Validator whole_number_in(long long lo, long long hi = kNoUpperBound);
 CLI::Validator number_in(double lo, double hi = std::numeric_limits<double>::infinity());
 // A number above zero.
 CLI::Validator positive_number();
+// A condition stated in words (--framework, --hardware): not blank, and one line, as every condition is printed.
+CLI::Validator condition_text();
 
 }  // namespace perfhound::cli

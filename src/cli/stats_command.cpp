@@ -60,6 +60,8 @@ class StatsCommand final : public Command {
     app.add_option("--resamples", resamples_, "Bootstrap resamples per interval")
         ->check(whole_number_in(100, 1000000))
         ->default_val(2000);
+    app.add_option("--hardware", hardware_, "What the samples were measured on, e.g. 'NVIDIA H200' (audit asks for it)")
+        ->check(condition_text());
     app.add_option("--seed", seed_, "Seed of the bootstrap resampling (written into the result)")->default_val(1)->check(whole_number_in(0));
     add_output_flags(app, output_);
   }
@@ -97,6 +99,7 @@ class StatsCommand final : public Command {
     conditions.set("column", column.column_name);
     conditions.set("unit", unit_);
     conditions.set("warmup_discarded", warmup_);
+    if (!hardware_.empty()) conditions.set("hardware", hardware_);
     conditions.set("bootstrap", {{"confidence", confidence_}, {"resamples", resamples_}, {"seed", seed_}});
 
     nlohmann::ordered_json result = summary_json(summary, unit);
@@ -208,6 +211,7 @@ class StatsCommand final : public Command {
   std::string column_;
   std::string unit_ = "none";
   std::size_t warmup_ = 0;
+  std::string hardware_;
   double confidence_ = 0.95;
   int resamples_ = 2000;
   std::uint64_t seed_ = 1;

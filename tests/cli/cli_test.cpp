@@ -14,6 +14,7 @@ namespace perfhound::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 
 std::string temp_file(const std::string& name, const std::string& content) {
@@ -154,6 +155,30 @@ TEST(CliStats, OutputFileGetsTheJsonDocument) {
   const auto doc = nlohmann::json::parse(in);
   EXPECT_EQ(doc["kind"], "perfhound.stats");
   EXPECT_DOUBLE_EQ(doc["result"]["p50"], 50.5);
+}
+
+// A stats document is a micro-benchmark to audit: the hardware is the one condition it needs, and only the user
+// knows it. Without --hardware audit fails it and names the flag; with it, conditions-missing is gone.
+TEST(CliStats, HardwareIsStatedForAudit) {
+  const std::string samples = temp_file("hw.txt", one_to_hundred());
+  const std::string with = (std::filesystem::temp_directory_path() / "perfhound_cli_test_hw_with.json").string();
+  const std::string without = (std::filesystem::temp_directory_path() / "perfhound_cli_test_hw_without.json").string();
+  ASSERT_EQ(run({"stats", samples, "--unit", "ms", "--warmup", "5", "--hardware", "NVIDIA H200", "-o", with}).code, 0);
+  ASSERT_EQ(run({"stats", samples, "--unit", "ms", "--warmup", "5", "-o", without}).code, 0);
+  std::ifstream in(with);
+  EXPECT_EQ(nlohmann::json::parse(in)["conditions"]["parameters"]["hardware"], "NVIDIA H200");
+  const CliRun stated = run({"audit", with});
+  EXPECT_EQ(stated.code, 0) << stated.out;
+  EXPECT_THAT(stated.out, Not(HasSubstr("conditions-missing")));
+  const CliRun unstated = run({"audit", without});
+  EXPECT_EQ(unstated.code, 1) << unstated.out;
+  EXPECT_THAT(unstated.out, HasSubstr("hardware is not stated"));
+  EXPECT_THAT(unstated.out, HasSubstr("perfhound stats states what the samples were measured on with --hardware"));
+  const CliRun blank = run({"stats", samples, "--hardware", ""});
+  EXPECT_EQ(blank.code, 2);
+  EXPECT_THAT(blank.err, HasSubstr("--hardware: empty"));
+  std::filesystem::remove(with);
+  std::filesystem::remove(without);
 }
 
 TEST(CliStats, BadInputIsOneLineExitTwo) {
