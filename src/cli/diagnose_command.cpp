@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/input_diagnostics.h"
 #include "cli/output.h"
 #include "core/conditions.h"
 #include "core/text_file.h"
@@ -60,19 +61,26 @@ InputKind sniff(const std::string& path, std::string_view head) {
   return InputKind::kTrace;
 }
 
-// Reads one input into the evidence; returns what it was ("trace", "perfhound.mfu", "ncu CSV").
-core::Result<std::string> add_input(diagnose::Evidence& evidence, const std::string& path) {
+// Reads one input into the evidence, and its warnings into `carried`; returns what it was ("trace",
+// "perfhound.mfu", "ncu CSV").
+core::Result<std::string> add_input(diagnose::Evidence& evidence, const std::string& path,
+                                    nlohmann::ordered_json& carried) {
+  const auto carry = [&carried](nlohmann::ordered_json entries) {
+    for (auto& e : entries) carried.push_back(std::move(e));
+  };
   PH_ASSIGN_OR_RETURN(const std::string head, read_head(path));
   switch (sniff(path, head)) {
     case InputKind::kDocument: {
       PH_ASSIGN_OR_RETURN(const std::string text, core::read_text_file(path));
       PH_ASSIGN_OR_RETURN(const report::ReportInput doc, report::parse_report_input(path, text));
       PH_TRY(diagnose::add_document(evidence, doc.document, path));
+      carry(carried_diagnostics(doc.document, path));
       return doc.kind();
     }
     case InputKind::kNcuCsv: {
       PH_ASSIGN_OR_RETURN(const roofline::NcuCsv csv, roofline::read_ncu_csv(path));
       PH_TRY(diagnose::add_ncu_kernels(evidence, csv, path));
+      carry(carried_diagnostics(ncu_diagnostics(csv), path));
       return std::string("ncu CSV");
     }
     case InputKind::kTrace:
@@ -81,6 +89,7 @@ core::Result<std::string> add_input(diagnose::Evidence& evidence, const std::str
   PH_ASSIGN_OR_RETURN(const trace::Timeline timeline, trace::import_trace(path));
   const trace::TraceAnalysis analysis = trace::analyze_trace(timeline);
   PH_TRY(diagnose::add_trace_result(evidence, trace::to_json(analysis), path));
+  carry(carried_diagnostics(trace_diagnostics(timeline), path));
   return std::string("trace (") + timeline.info.format + ")";
 }
 
@@ -167,8 +176,9 @@ class DiagnoseCommand final : public Command {
     }
     diagnose::Evidence evidence;
     std::vector<std::pair<std::string, std::string>> inputs;
+    auto carried = nlohmann::ordered_json::array();  // the inputs' warnings hold for what is read from them
     for (const auto& f : files_) {
-      PH_ASSIGN_OR_RETURN(std::string kind, add_input(evidence, f));
+      PH_ASSIGN_OR_RETURN(std::string kind, add_input(evidence, f, carried));
       inputs.emplace_back(f, std::move(kind));
     }
     const diagnose::Diagnosis diagnosis = diagnose::diagnose(evidence, goal);
@@ -181,7 +191,8 @@ class DiagnoseCommand final : public Command {
 
     nlohmann::ordered_json result = diagnose::to_json(diagnosis);
     result["evidence"] = diagnose::to_json(evidence);
-    const auto document = report::make_json_document("diagnose", conditions, std::move(result));
+    for (const auto& entry : carried) *context.err << format_carried_diagnostic(entry);
+    const auto document = report::make_json_document("diagnose", conditions, std::move(result), carried);
     PH_TRY(emit_result(context, output_, document, render(diagnosis, inputs, conditions)));
     return kExitOk;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "cli/input_diagnostics.h"
 #include "cli/output.h"
 #include "core/conditions.h"
 #include "core/diagnostics.h"
@@ -191,11 +192,9 @@ class RooflineCommand final : public Command {
     conditions.set("ncu_csv", ncu_);
     conditions.set("roofs", fixed ? "chip catalogue" : "measured by ncu on the device, at each kernel's clocks");
     std::string text = fmt::format("perfhound roofline: {} kernels from '{}'\n", csv.kernels.size(), ncu_);
-    std::vector<core::Diagnostic> found;
+    std::vector<core::Diagnostic> found = ncu_diagnostics(csv);
     for (const auto& note : csv.notes) {
-      if (note.find("==WARNING==") == std::string::npos) continue;
-      text += "ncu said: " + note + "\n";
-      if (note.find("unmodified GPU clocks") != std::string::npos) found.push_back({&core::kUnlockedClocks, note});
+      if (note.find("==WARNING==") != std::string::npos) text += "ncu said: " + note + "\n";
     }
     text += "\n";
     report::TableWriter t({{"id"}, {"kernel", report::Align::kLeft}, {"time"}, {"FLOPs"}, {"DRAM bytes"}, {"FLOP/B"},

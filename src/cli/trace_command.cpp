@@ -6,12 +6,12 @@
 #include <optional>
 #include <ostream>
 
+#include "cli/input_diagnostics.h"
 #include "cli/number_checks.h"
 #include "cli/output.h"
 #include "core/conditions.h"
 #include "core/diagnostics.h"
 #include "core/units.h"
-#include "record/recorded_trace.h"
 #include "report/json_document.h"
 #include "report/table_writer.h"
 #include "report/trace_report_writer.h"
@@ -52,28 +52,6 @@ void fill_conditions(core::Conditions& c, const trace::Timeline& t) {
   if (t.info.world_size) c.set("world_size", *t.info.world_size);
   if (t.info.recorder_dropped_records) c.set("recorder_dropped_records", *t.info.recorder_dropped_records);
   c.set("window_s", core::ns_to_seconds(t.window_end_ns - t.window_start_ns));
-}
-
-// What the analysis of `t` (the whole trace, or the --range window) should be read with: categories left out,
-// and several --capture-range windows in one span.
-std::vector<core::Diagnostic> trace_diagnostics(const trace::Timeline& t) {
-  std::vector<core::Diagnostic> diagnostics;
-  for (const auto& [category, count] : t.stats.unknown_categories) {
-    diagnostics.push_back({&core::kUnknownCategory, fmt::format("{} events of category '{}' were not imported", count, category)});
-  }
-  std::size_t windows = 0;
-  for (const auto& h : t.host) {
-    windows += h.kind == trace::HostKind::kUserAnnotation && t.name(h.name) == record::kCaptureWindowRangeName;
-  }
-  if (windows > 1) {
-    diagnostics.push_back({&core::kCaptureWindows, fmt::format("'{}' holds {} capture windows", t.info.source, windows)});
-  }
-  if (t.info.recorder_dropped_records.value_or(0) > 0) {
-    diagnostics.push_back({&core::kRecordsDropped, fmt::format("'{}': perfhound record lost {} records (CUPTI had no "
-                                                               "buffer free)",
-                                                               t.info.source, *t.info.recorder_dropped_records)});
-  }
-  return diagnostics;
 }
 
 // Warnings go to stderr as well as into the JSON; notes (severity info) only into the JSON.

@@ -119,6 +119,29 @@ TEST(DiagnoseCli, NcuRooflineAloneStopsAtTheComputeRoof) {
   std::filesystem::remove(roof);
 }
 
+// The inputs' warnings hold for every figure diagnose reads from them, so they come along, each with its file:
+// the two load runs' p99s rest on 12 and 32 completed requests (their summaries' requests.completed), under the
+// 100 a p99 needs; the raw ncu export says ncu ran at unmodified clocks. Notes (info) stay behind.
+TEST(DiagnoseCli, TheInputsWarningsComeAlongWithTheirFile) {
+  const std::string c1 = kData + "diagnose/load_sim_c1.json";
+  const std::string c8 = kData + "diagnose/load_sim_c8.json";
+  const CliRun r = run({"diagnose", c1, c8, kNcuCsv, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Json diagnostics = Json::parse(r.out)["diagnostics"];
+  ASSERT_EQ(diagnostics.size(), 3u) << diagnostics.dump();
+  EXPECT_EQ(diagnostics[0]["id"], "few-samples-for-tail");
+  EXPECT_EQ(diagnostics[0]["source"], c1);
+  EXPECT_THAT(diagnostics[0]["message"].get<std::string>(), HasSubstr("12 completed requests"));
+  EXPECT_EQ(diagnostics[1]["source"], c8);
+  EXPECT_THAT(diagnostics[1]["message"].get<std::string>(), HasSubstr("32 completed requests"));
+  EXPECT_EQ(diagnostics[2]["id"], "unlocked-clocks");
+  EXPECT_EQ(diagnostics[2]["severity"], "warning");
+  EXPECT_EQ(diagnostics[2]["source"], kNcuCsv);
+  for (const auto& d : diagnostics) EXPECT_NE(d["severity"], "info");
+  EXPECT_THAT(r.err, HasSubstr("warning [few-samples-for-tail] from '" + c1 + "': p99 from 12 completed requests."));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 3) << r.err;
+}
+
 TEST(DiagnoseCli, TwoLoadRunsShowQueueing) {
   // 2 server slots, concurrency 1 then 8: TTFT p50 8.7 -> 216 ms while TPOT stays 3.97 ms: queueing.
   const CliRun r = run({"diagnose", kData + "diagnose/load_sim_c1.json", kData + "diagnose/load_sim_c8.json",
