@@ -12,6 +12,7 @@
 #include "cli/load_summary_text.h"
 #include "cli/output.h"
 #include "core/log_histogram.h"
+#include "load/sample_tracker.h"
 #include "core/units.h"
 #include "load/compat_view.h"
 #include "load/delivery_check.h"
@@ -43,7 +44,9 @@ std::string seconds(double s) { return std::isfinite(s) ? core::format_duration_
 // One SLO gate term's observations: every measured request counts; failures count as over the threshold.
 struct GateCounter {
   load::SloTerm term;
-  core::LogHistogram values{3'600'000'000'000, 3};
+  // The metric's values, kept as the summary keeps its own (load::SampleTracker), so the gate's observed p99 is
+  // the table's p99: numpy-linear up to a million requests. A histogram here read 4.58 ms beside the table's 4.56.
+  load::SampleTracker values;
   std::int64_t n = 0, over = 0;
 };
 
@@ -74,7 +77,7 @@ class CommandSink final : public load::RecordSink {
         ++g.n;
         const double v = load::metric_value(l, g.term.metric);
         if (!record.ok() || v > g.term.threshold_s) ++g.over;
-        if (record.ok() && std::isfinite(v)) g.values.record(static_cast<std::int64_t>(v * 1e9));
+        if (record.ok() && std::isfinite(v)) g.values.add(v);
       }
     }
     windows_.add(record);
@@ -832,7 +835,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   load::LoadMetricsTracker tracker(slo.empty() ? load::GoodputPredicate{}
                                                : [slo](const load::RequestLatencies& l) { return slo.met_by(l); });
   std::vector<GateCounter> gates;
-  for (const load::SloTerm& term : slo.terms) gates.push_back(GateCounter{term});
+  for (const load::SloTerm& term : slo.terms) gates.push_back(GateCounter{term, load::SampleTracker(), 0, 0});
   const bool soak = s.soak_ns > 0;
   // A soak's windows never merge: room for the soak plus the drain (at most a timeout, or the soak again).
   const std::size_t max_windows =
@@ -922,9 +925,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   const load::Validity validity = load::evaluate_validity(vin);
   std::vector<load::SloTermVerdict> verdicts;
   for (const GateCounter& g : gates) {
-    const double observed = g.values.total_count() > 0
-                                ? static_cast<double>(g.values.value_at_percentile(g.term.percentile)) / 1e9
-                                : std::numeric_limits<double>::quiet_NaN();
+    const double observed = g.values.percentile(g.term.percentile);
     verdicts.push_back(load::evaluate_slo_term(g.term, observed, g.n, g.over, f.confidence));
   }
   LoadRun run;

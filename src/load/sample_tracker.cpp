@@ -132,6 +132,22 @@ void SampleTracker::merge(const SampleTracker& other) {
   }
 }
 
+double SampleTracker::histogram_percentile(double q) const {
+  if (histogram_->total_count() == 0) return kNaN;  // every sample was out of range
+  const std::int64_t units = histogram_->value_at_percentile(q);
+  // Clamped to the exact extremes: recording rounds to the nearest unit, which may move a value by half a
+  // unit past min or max.
+  return std::clamp(static_cast<double>(units) / scale_.units_per_value, min_, max_);
+}
+
+double SampleTracker::percentile(double q) const {
+  if (count_ == 0) return kNaN;
+  if (histogram_) return histogram_percentile(q);
+  std::vector<double> sorted(raw_);
+  std::sort(sorted.begin(), sorted.end());
+  return core::percentile_of_sorted(sorted, q);
+}
+
 SampleSummary SampleTracker::summary() const {
   SampleSummary s;
   s.count = count_;
@@ -173,16 +189,7 @@ SampleSummary SampleTracker::summary() const {
   s.method = kHistogramMethod;
   s.out_of_range_count = out_of_range_;
   PercentileSet p;
-  for (const auto& f : kFields) {
-    if (histogram_->total_count() == 0) {
-      p.*f.field = kNaN;  // every sample was out of range
-      continue;
-    }
-    const std::int64_t units = histogram_->value_at_percentile(static_cast<double>(f.q_milli) / 1000.0);
-    // Clamped to the exact extremes: recording rounds to the nearest unit, which may move a value by half a
-    // unit past min or max.
-    p.*f.field = std::clamp(static_cast<double>(units) / scale_.units_per_value, min_, max_);
-  }
+  for (const auto& f : kFields) p.*f.field = histogram_percentile(static_cast<double>(f.q_milli) / 1000.0);
   copy_into_summary(p, s);
   s.nearest_rank = p;
   return s;

@@ -110,6 +110,10 @@ class SampleTracker {
   void merge(const SampleTracker& other);
 
   SampleSummary summary() const;
+  // The q-th percentile (q in [0, 100]) as summary() computes its fixed ones: numpy-linear in raw mode, the
+  // nearest rank's bucket in histogram mode; NaN with no sample in range. For a percentile summary() does not
+  // carry (an SLO gate's @p97) that must agree with the ones it does.
+  double percentile(double q) const;
 
   std::uint64_t count() const { return count_; }
   std::uint64_t undefined_count() const { return undefined_count_; }
@@ -120,6 +124,7 @@ class SampleTracker {
  private:
   void switch_to_histogram();
   void record_in_histogram(double value);
+  double histogram_percentile(double q) const;
 
   std::size_t raw_limit_;
   HistogramScale scale_;

@@ -3,6 +3,8 @@
 // exit code, and one-line usage errors with exit 2.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -214,6 +216,42 @@ TEST(LoadCli, TheApiKeyIsNeverPrintedOrWritten) {
     EXPECT_THAT(text, Not(HasSubstr(secret.substr(3, 12))));  // nor a part of it
   }
   std::filesystem::remove_all(dir);
+}
+
+// numpy.percentile(x, q) (linear): the order statistics around rank h = (n - 1) q / 100, interpolated.
+double numpy_linear(std::vector<double> x, double q) {
+  std::sort(x.begin(), x.end());
+  const double h = static_cast<double>(x.size() - 1) * q / 100.0;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, x.size() - 1);
+  return x[lo] + (h - static_cast<double>(lo)) * (x[hi] - x[lo]);
+}
+
+// The gate judges the figure the table prints: its observed TTFT p99 is numpy's linear p99 of the measured
+// requests' first_token_ns - sent_ns (closed loop: from the send), and its TPOT p90 the summary's p90. The gate
+// kept a histogram of its own and printed 4.58 ms under a table that said 4.56 ms.
+TEST(LoadCli, TheSloGateObservesTheTablesPercentiles) {
+  const std::string records = "/tmp/perfhound_load_gate_" + std::to_string(getpid()) + ".jsonl";
+  const CliRun r = run(fast_run({"--records", records, "--json", "--slo", "ttft=10s,tpot=1s@p90"}));
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  std::ifstream in(records);
+  std::string line;
+  std::vector<double> ttft_s;
+  while (std::getline(in, line)) {
+    const auto rec = nlohmann::json::parse(line);
+    if (!rec.contains("warmup") || rec["warmup"].get<bool>()) continue;
+    ttft_s.push_back((rec["first_token_ns"].get<double>() - rec["sent_ns"].get<double>()) / 1e9);
+  }
+  std::remove(records.c_str());
+  ASSERT_EQ(ttft_s.size(), 12u);
+  const auto& terms = doc["result"]["slo_gate"]["terms"];
+  ASSERT_EQ(terms.size(), 2u);
+  EXPECT_NEAR(terms[0]["observed_s"].get<double>(), numpy_linear(ttft_s, 99), 1e-9);
+  EXPECT_DOUBLE_EQ(terms[0]["observed_s"].get<double>(),
+                   doc["result"]["summary"]["latency"]["from_sent"]["ttft"]["p99_s"].get<double>());
+  EXPECT_DOUBLE_EQ(terms[1]["observed_s"].get<double>(),
+                   doc["result"]["summary"]["latency"]["from_sent"]["tpot"]["p90_s"].get<double>());
 }
 
 // The SLO is the simulated server's time, the latencies wall clock: at time scale 10 a 500 ms TTFT term is

@@ -66,6 +66,21 @@ TEST(SampleTrackerTest, ExactSummaryIsNumpyLinearAndNearestRank) {
   EXPECT_EQ(s.nearest_rank.p90, 0.4);  // r = ceil(3.6) = 4
 }
 
+// Any percentile, as the summary computes its fixed ones: numpy linear on [0.1, 0.2, 0.3, 0.4] at q = 97 is
+// h = 2.91, 0.3 + 0.91 * 0.1 = 0.391; past the raw limit, the histogram's value, as summary() reports it.
+TEST(SampleTrackerTest, AnyPercentileAgreesWithTheSummary) {
+  SampleTracker t;
+  EXPECT_TRUE(std::isnan(t.percentile(99)));
+  for (double v : {0.4, 0.1, 0.3, 0.2}) t.add(v);
+  EXPECT_NEAR(t.percentile(97), 0.391, 1e-15);
+  EXPECT_EQ(t.percentile(99), t.summary().p99);
+  SampleTracker h(4);
+  for (double v : {0.4, 0.1, 0.3, 0.2, 0.25}) h.add(v);
+  ASSERT_FALSE(h.exact());
+  EXPECT_EQ(h.percentile(99), h.summary().p99);
+  EXPECT_EQ(h.percentile(50), h.summary().p50);
+}
+
 TEST(SampleTrackerTest, NaNAndInfinityAreUndefinedNotSamples) {
   SampleTracker t;
   t.add(kNaN);
