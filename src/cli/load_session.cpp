@@ -792,6 +792,16 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   } else if (replay && !level.concurrency) {
     plan.mode = load::LoadMode::kTraceReplay;
     load_description = fmt::format("arrival-trace replay at {}x", f.trace_speedup);
+    // A replay sends the trace's rows once: a warm-up count of as many leaves nothing to measure, which the run
+    // would only find at its end and call "no measured request completed; check the target URL".
+    const std::optional<std::uint64_t> rows = workload->size();
+    if (!plan.measured_requests && plan.duration_ns == 0 && plan.warmup_ns == 0 && rows &&
+        plan.warmup_requests >= *rows) {
+      return core::Error{fmt::format("--warmup: {}{} discards all {} requests of the arrival trace '{}': give --warmup "
+                                     "{} or less, or a time",
+                                     f.warmup ? "" : "the default ", plan.warmup_requests, *rows, f.dataset,
+                                     *rows > 1 ? *rows - 1 : 0)};
+    }
   } else {
     plan.mode = load::LoadMode::kClosedLoop;
     plan.concurrency = level.concurrency.value_or(1);

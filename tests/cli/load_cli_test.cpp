@@ -361,6 +361,11 @@ TEST(LoadCli, BadInputIsOneLineAndExitTwo) {
       {{"load", "--condition", "model=x"}, "--condition model: perfhound records 'model' itself"},
       {{"load", "--rate", "5", "--ramp-start-rate", "2"}, "--ramp-start-rate 2 needs --ramp-up"},
       {{"load", "--dataset", "data/load/generic_trace.csv", "--trace-speedup", "0"}, "--trace-speedup"},
+      // The bundled Azure trace holds 6 rows: the default warm-up of 10 measured nothing and blamed the URL.
+      {{"load", "--dataset", "data/load/azure_conv_2023.csv"},
+       "--warmup: the default 10 discards all 6 requests of the arrival trace 'data/load/azure_conv_2023.csv': give "
+       "--warmup 5 or less"},
+      {{"load", "--dataset", "data/load/azure_conv_2023.csv", "--warmup", "6"}, "--warmup: 6 discards all 6"},
       {{"load", "--soak", "10s", "--window", "5s"}, "--window"},
       // Each of these ran before a review (unsigned flags wrapped: --requests -5 sent requests until killed,
       // --seed -1 was written as 18446744073709551615; a bare 300 was 300 s a step; -o failed after the run).
