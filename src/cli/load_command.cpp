@@ -20,7 +20,7 @@ class LoadCommand final : public Command {
   }
 
   void add_flags(CLI::App& app) override {
-    app.add_option("--concurrency", concurrency_, "Closed loop: requests in flight (each sends the next when it ends)");
+    app.add_option("--concurrency", concurrency_, "Closed loop: requests in flight (each sends the next when it ends); default 1 (an arrival trace: its own times)");
     app.add_option("--rate", rate_, "Open loop: requests per second (latency from the intended send time)");
     flags_.add_to(app);
     app.add_option("--soak", flags_.soak, "Soak test: run this long (e.g. 2h) and judge drift per window: throughput "

@@ -281,8 +281,10 @@ std::string render_soak(const std::vector<load::WindowFigures>& series, const lo
   const std::size_t step = std::max<std::size_t>(1, (series.size() + 39) / 40);
   for (std::size_t i = 0; i < series.size(); i += step) {
     const auto& w = series[i];
-    table.add_row({fmt::format("{:.0f}-{:.0f} s", w.start_s, w.end_s), fmt::format("{:.2f}", w.requests_per_s),
-                   fmt::format("{:.0f}", w.output_tokens_per_s), seconds(w.ttft_p95_s), seconds(w.tpot_p95_s),
+    // The last window, cut by the run's end, has no rate (null in the JSON): "-", as an empty percentile is.
+    const auto rate = [](double v) { return std::isfinite(v) ? core::format_number(v) : std::string("-"); };
+    table.add_row({fmt::format("{:.0f}-{:.0f} s", w.start_s, w.end_s), rate(w.requests_per_s),
+                   rate(w.output_tokens_per_s), seconds(w.ttft_p95_s), seconds(w.tpot_p95_s),
                    seconds(w.e2e_p95_s), fmt::format("{}", w.failed)});
   }
   out += table.render();

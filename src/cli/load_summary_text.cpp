@@ -32,11 +32,12 @@ std::string render_summary_table(const load::LoadSummary& s, bool open_loop) {
   if (open_loop) row("E2E (from actual send)", s.from_sent.e2e_s);
   if (open_loop) row("schedule lag (sent - intended)", s.schedule_lag_s);
   out += table.render();
-  out += fmt::format("\nthroughput: {:.2f} req/s, {:.1f} output tok/s, {:.1f} total tok/s; output tokens from {}\n",
-                     s.requests_per_s, s.output_tokens_per_s, s.total_tokens_per_s,
-                     load::token_source_name(s.output_token_source));
+  // Three significant digits, whole from 1000 (docs/metrics.md): "91.0 req/s, 11654 output tok/s".
+  out += fmt::format("\nthroughput: {} req/s, {} output tok/s, {} total tok/s; output tokens from {}\n",
+                     core::format_number(s.requests_per_s), core::format_number(s.output_tokens_per_s),
+                     core::format_number(s.total_tokens_per_s), load::token_source_name(s.output_token_source));
   if (s.goodput_defined) {
-    out += fmt::format("goodput: {:.2f} req/s ({} of completed met the SLO)\n", s.goodput_per_s,
+    out += fmt::format("goodput: {} req/s ({} of completed met the SLO)\n", core::format_number(s.goodput_per_s),
                        core::format_percent(s.goodput_ratio));
   }
   return out;

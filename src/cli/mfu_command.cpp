@@ -54,7 +54,7 @@ class MfuCommand final : public Command {
         ->check(whole_number_in(0))
         ->default_val(0);
     app.add_option("--tp", workload_.tensor_parallel, "Tensor-parallel GPUs (figures are per GPU)")->check(whole_number_in(1))->default_val(1);
-    app.add_option("--precision", precision_, "Weight and math precision: bf16, fp16, fp8, int8, fp4, fp32, tf32")->default_val("bf16");
+    app.add_option("--precision", precision_, "Weight and math precision: bf16, fp16, fp8, int8, int4 (weights only, bf16 math), fp4, fp32, tf32")->default_val("bf16");
     app.add_option("--kv-precision", kv_precision_, "KV-cache precision (default: bf16, or --precision when that is 16-bit)");
     app.add_option("--step-time", step_time_, "Measured time of the step (e.g. 14ms); prefill: the whole prefill");
     app.add_option("--ttft", ttft_, "Measured time to first token (prefill; the prefill dominates it)");

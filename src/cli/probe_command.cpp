@@ -66,7 +66,7 @@ class ProbeCommand final : public Command {
 
   void add_flags(CLI::App& app) override {
     app.add_option("--device", options_.device, "CUDA device ordinal to probe")->check(whole_number_in(0, 1023))->default_val(0);
-    app.add_flag("--quick", options_.quick, "1 GiB bandwidth buffers, 4096^3 GEMMs, 2 warm-ups and 10 repeats");
+    app.add_flag("--quick", options_.quick, "1 GiB bandwidth buffers, 256 MiB host buffers, 4096^3 GEMMs, 2 warm-ups and 10 repeats");
     app.add_option("--warmup", options_.warmup, "Warm-up runs discarded per figure (default 5, --quick 2)")
         ->check(whole_number_in(1, 1000));
     app.add_option("--repeats", options_.repeats, "Timed repeats per figure (default 20, --quick 10)")

@@ -139,7 +139,8 @@ Result<std::int64_t> parse_duration_ns(std::string_view text) {
 Result<std::int64_t> parse_duration_with_unit_ns(std::string_view text) {
   if (text == "0") return 0;  // zero is zero in any unit
   if (!text.empty() && (std::isdigit(static_cast<unsigned char>(text.back())) != 0 || text.back() == '.')) {
-    return Error{fmt::format("'{}' has no unit (write e.g. {}ms or {}s)", text, text, text)};
+    // Every unit a flag of this kind may mean: a step overhead is microseconds, a timeout seconds.
+    return Error{fmt::format("'{}' has no unit (write e.g. {}us, {}ms or {}s)", text, text, text, text)};
   }
   return parse_duration_ns(text);
 }

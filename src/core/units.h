@@ -36,7 +36,7 @@ Result<double> parse_si_number(std::string_view text);
 // "250ms", "1.5s", "10us", "800ns", "2m", "1h", or a bare number of seconds -> nanoseconds.
 Result<std::int64_t> parse_duration_ns(std::string_view text);
 // The same, but a unit is required: for times where a bare number could be meant as ms or as s and the wrong
-// guess moves a result 1000x ("--time 12", "--step-overhead 300"). "'12' has no unit (write e.g. 12ms or 12s)".
+// guess moves a result 1000x ("--time 12", "--step-overhead 300"). "'12' has no unit (write e.g. 12us, 12ms or 12s)".
 Result<std::int64_t> parse_duration_with_unit_ns(std::string_view text);
 
 }  // namespace perfhound::core

@@ -159,6 +159,11 @@ TEST_F(SweepCli, RateAutoMeasuresTheEndsThenFillsInBetween) {
   EXPECT_NEAR(points[2]["load"].get<double>(), sync + 2 * (max - sync) / 3, 1e-6 * max);
   EXPECT_EQ(points[1]["load_kind"], "rate_per_s");
   EXPECT_EQ(points[1]["summary"]["requests"]["completed"], 12);
+  // Progress (stderr under --json) counts in the order measured: the two ends, then the rates between. It said
+  // 1/4, 2/4, 2/4, 3/4 (the count of points held, one of which was set aside while the middle ran).
+  for (const char* line : {"point 1/4: synchronous", "point 2/4: throughput", "point 3/4: rate", "point 4/4: rate"}) {
+    EXPECT_THAT(r.err, HasSubstr(line));
+  }
   // Each point says where its latency starts: the synchronous and throughput ends are closed loops, the rates
   // between open ones, so one value for the sweep would be wrong for some.
   EXPECT_EQ(points[0]["latency_from"], "actual send time");

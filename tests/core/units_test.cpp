@@ -65,8 +65,8 @@ TEST(FormatNumber, ThreeDigitsThenWholeNumbers) {
 // parse_duration_with_unit_ns: a bare number is refused (mfu --tpot 12, roofline --time 1), the rest as
 // parse_duration_ns.
 TEST(ParseDuration, WithUnitRefusesABareNumber) {
-  EXPECT_EQ(parse_duration_with_unit_ns("300").error().message, "'300' has no unit (write e.g. 300ms or 300s)");
-  EXPECT_EQ(parse_duration_with_unit_ns("1.").error().message, "'1.' has no unit (write e.g. 1.ms or 1.s)");
+  EXPECT_EQ(parse_duration_with_unit_ns("300").error().message, "'300' has no unit (write e.g. 300us, 300ms or 300s)");
+  EXPECT_EQ(parse_duration_with_unit_ns("1.").error().message, "'1.' has no unit (write e.g. 1.us, 1.ms or 1.s)");
   EXPECT_EQ(*parse_duration_with_unit_ns("300us"), 300'000);
   EXPECT_EQ(*parse_duration_with_unit_ns("0"), 0);
   EXPECT_EQ(*parse_duration_with_unit_ns("1.5s"), 1'500'000'000);
