@@ -189,16 +189,22 @@ void check_latency(const Claim& claim, std::vector<Finding>& out) {
 void check_warmup(const Claim& claim, std::vector<Finding>& out) {
   if (claim.warmup_discarded == std::optional<bool>(true)) return;
   if (claim.subject == Subject::kModelStep && !claim.states_a_measurement()) return;  // a bound: nothing was timed
+  // perfhound mfu was given a time measured elsewhere: it states that timing's warm-up, it discards none itself.
+  const std::string remedy =
+      claim.format == "perfhound.mfu" ? "time the step after a warm-up and say so: perfhound mfu --warmup '10 steps'"
+                                      : std::string();
   if (claim.warmup_discarded == std::optional<bool>(false)) {
-    out.push_back({&kNoWarmup, fmt::format("no warm-up was discarded{}",
-                                           claim.warmup.empty() ? "" : fmt::format(" (stated: {})", claim.warmup))});
+    out.push_back({&kNoWarmup,
+                   fmt::format("no warm-up was discarded{}",
+                               claim.warmup.empty() ? "" : fmt::format(" (stated: {})", claim.warmup)),
+                   remedy});
     return;
   }
   std::string hint;
   if (claim.format == "vllm bench serve") {
     hint = " (vllm bench serve does not save --num-warmups in its result; add --metadata num_warmups=N)";
   }
-  out.push_back({&kNoWarmup, "the file does not say whether a warm-up was discarded" + hint});
+  out.push_back({&kNoWarmup, "the file does not say whether a warm-up was discarded" + hint, remedy});
 }
 
 void check_lengths(const Claim& claim, std::vector<Finding>& out) {

@@ -44,7 +44,7 @@ inline constexpr AuditRule kNoWarmup{
     "no warm-up was discarded, or the file does not say: first iterations include context creation, "
     "autotuning, CUDA graph capture and cold caches",
     "discard a warm-up (perfhound load --warmup, vllm bench serve --num-warmups, genai-perf "
-    "--warmup-request-count) and record it with the result (perfhound mfu --warmup for the step it was given)"};
+    "--warmup-request-count) and record it with the result"};
 inline constexpr AuditRule kUnrealisticLengths{
     "unrealistic-lengths", core::Severity::kSevere, "Knowledge 06 §7.5, §10",
     "the input or output length is far from a real workload (output under 32 tokens hides the decode cost, "

@@ -67,11 +67,15 @@ nlohmann::ordered_json carried_diagnostics(const std::vector<core::Diagnostic>& 
 }
 
 std::string format_carried_diagnostic(const nlohmann::ordered_json& entry) {
+  const std::string id = text_of(entry, "id"), remedy = text_of(entry, "remedy"), source = text_of(entry, "source");
+  const std::string severity = text_of(entry, "severity");
+  const std::string quoted = "'" + source + "'";
   std::string message = text_of(entry, "message");
-  if (message.ends_with('.') && !message.ends_with("..")) message.pop_back();  // as core::format_diagnostic
-  const std::string remedy = text_of(entry, "remedy");
-  return fmt::format("{} [{}] from '{}': {}.{}\n", text_of(entry, "severity"), text_of(entry, "id"),
-                     text_of(entry, "source"), message, remedy.empty() ? "" : " Remedy: " + remedy + ".");
+  // Named once: a trace's own messages name their file already ("'run.json' holds 3 capture windows").
+  if (message.find(quoted) == std::string::npos) message = quoted + ": " + message;
+  const core::DiagnosticKind kind{id, severity == "severe" ? core::Severity::kSevere : core::Severity::kWarning, "",
+                                  remedy};
+  return core::format_diagnostic({&kind, message});
 }
 
 }  // namespace perfhound::cli

@@ -29,7 +29,8 @@ nlohmann::ordered_json carried_diagnostics(const nlohmann::ordered_json& documen
 // The same for diagnostics computed from a raw input.
 nlohmann::ordered_json carried_diagnostics(const std::vector<core::Diagnostic>& diagnostics, std::string_view source);
 
-// "warning [few-samples-for-tail] from 'load.json': p99 from 42 samples. Remedy: ...\n"
+// "warning [few-samples-for-tail]: 'load.json': p99 from 42 samples. Remedy: ...\n", as core::format_diagnostic
+// writes perfhound's own, the file named once.
 std::string format_carried_diagnostic(const nlohmann::ordered_json& entry);
 
 }  // namespace perfhound::cli

@@ -283,7 +283,9 @@ std::string render_soak(const std::vector<load::WindowFigures>& series, const lo
     const auto& w = series[i];
     // The last window, cut by the run's end, has no rate (null in the JSON): "-", as an empty percentile is.
     const auto rate = [](double v) { return std::isfinite(v) ? core::format_number(v) : std::string("-"); };
-    table.add_row({fmt::format("{:.0f}-{:.0f} s", w.start_s, w.end_s), rate(w.requests_per_s),
+    // Tenths: the last window, cut by the run's end, may be shorter than a second ("7-7.4 s", not "7-7 s").
+    const auto at = [](double s) { return fmt::format("{:g}", std::round(s * 10) / 10); };
+    table.add_row({fmt::format("{}-{} s", at(w.start_s), at(w.end_s)), rate(w.requests_per_s),
                    rate(w.output_tokens_per_s), seconds(w.ttft_p95_s), seconds(w.tpot_p95_s),
                    seconds(w.e2e_p95_s), fmt::format("{}", w.failed)});
   }
@@ -443,6 +445,52 @@ core::Status apply_shard(const LoadSession::State& s, load::RunPlan& plan,
   }
   if (schedule) cursor = load::make_open_loop_cursor(*schedule, shard.index, shard.count);
   return {};
+}
+
+// The open loop at `rate_per_s` as the flags describe it; --arrival's errors name the flag.
+core::Result<load::OpenLoopConfig> open_loop_config(const LoadSession::State& s, double rate_per_s) {
+  PH_ASSIGN_OR_RETURN(const load::ArrivalProcess process,
+                      load::parse_arrival_process(s.flags.arrival).with_context("--arrival"));
+  load::OpenLoopConfig open;
+  open.rate_per_s = rate_per_s;
+  open.process = process;
+  open.burstiness = s.flags.burstiness;
+  open.ramp_up_ns = s.ramp_ns;
+  open.ramp_start_rate_per_s = s.flags.ramp_start_rate;
+  open.seed = s.flags.seed;
+  return open;
+}
+
+// A replay sends the trace's rows once (a shard: rows k, k + N, ...), warm-up first: a warm-up count or time that
+// covers all of them leaves nothing to measure, which the run would find only at its end, as "no measured request
+// completed; check the target URL". Under mpirun the ranks' rows are measured together: the whole trace counts.
+core::Status check_replay_measures(const load::RunPlan& plan, const load::Workload& workload, const LoadSession::State& s,
+                                   const LoadFlags& f) {
+  const std::optional<std::uint64_t> rows = workload.size();
+  if (!rows) return {};
+  const std::uint64_t first = s.ranks ? 0 : plan.index_first, stride = s.ranks ? 1 : plan.index_stride;
+  for (std::uint64_t i = first; i < *rows; i += stride) {
+    if (i >= plan.warmup_requests && load::replay_intended_ns(workload, i, plan.trace_speedup) >= plan.warmup_ns) {
+      return {};
+    }
+  }
+  const std::string warmup = f.warmup ? *f.warmup : fmt::format("the default {}", plan.warmup_requests);
+  if (stride > 1) {
+    return core::Error{fmt::format("--warmup: {} leaves shard {}/{} nothing to measure: it sends rows {}, {}, ... of the "
+                                   "{} of the arrival trace '{}', all of them warm-up; give a smaller warm-up",
+                                   warmup, s.shard.index, s.shard.count, first, first + stride, *rows, f.dataset)};
+  }
+  if (plan.warmup_ns > 0) {
+    return core::Error{fmt::format("--warmup: {} outlasts the arrival trace '{}' (its last request is sent {} in, at "
+                                   "--trace-speedup {}): give a shorter time or a count",
+                                   warmup, f.dataset,
+                                   core::format_duration_ns(static_cast<double>(
+                                       load::replay_intended_ns(workload, *rows - 1, plan.trace_speedup))),
+                                   f.trace_speedup)};
+  }
+  return core::Error{fmt::format("--warmup: {} discards all {} requests of the arrival trace '{}': give --warmup {} or "
+                                 "less, or a time",
+                                 warmup, *rows, f.dataset, *rows > 1 ? *rows - 1 : 0)};
 }
 
 // Rank 0: every rank's share (in rank order, its own first) through `sink` in index order, as if one
@@ -750,6 +798,13 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   return std::unique_ptr<LoadSession>(new LoadSession(std::move(s)));
 }
 
+core::Status LoadSession::check_open_loop(double rate_per_s) const {
+  PH_ASSIGN_OR_RETURN(const load::OpenLoopConfig open, open_loop_config(*state_, rate_per_s));
+  const auto schedule = load::ArrivalSchedule::create(open);
+  if (!schedule.ok()) return schedule.error();
+  return {};
+}
+
 core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string& records_path, std::ostream& err,
                                       bool show_progress) {
   State& s = *state_;
@@ -774,14 +829,8 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   std::unique_ptr<load::ArrivalCursor> cursor;
   std::string load_description;
   if (level.rate) {
-    PH_ASSIGN_OR_RETURN(const load::ArrivalProcess process, load::parse_arrival_process(f.arrival).with_context("--arrival"));
-    load::OpenLoopConfig open;
-    open.rate_per_s = *level.rate;
-    open.process = process;
-    open.burstiness = f.burstiness;
-    open.ramp_up_ns = s.ramp_ns;
-    open.ramp_start_rate_per_s = f.ramp_start_rate;
-    open.seed = f.seed;
+    PH_ASSIGN_OR_RETURN(const load::OpenLoopConfig open, open_loop_config(s, *level.rate));
+    const load::ArrivalProcess process = open.process;
     PH_ASSIGN_OR_RETURN(schedule, load::ArrivalSchedule::create(open));  // its errors name the flag
     plan.mode = load::LoadMode::kOpenLoop;
     // The runner asks for arrivals 0, 1, 2, ... in order: a cursor walks the process in O(1) each.
@@ -794,16 +843,6 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   } else if (replay && !level.concurrency) {
     plan.mode = load::LoadMode::kTraceReplay;
     load_description = fmt::format("arrival-trace replay at {}x", f.trace_speedup);
-    // A replay sends the trace's rows once: a warm-up count of as many leaves nothing to measure, which the run
-    // would only find at its end and call "no measured request completed; check the target URL".
-    const std::optional<std::uint64_t> rows = workload->size();
-    if (!plan.measured_requests && plan.duration_ns == 0 && plan.warmup_ns == 0 && rows &&
-        plan.warmup_requests >= *rows) {
-      return core::Error{fmt::format("--warmup: {}{} discards all {} requests of the arrival trace '{}': give --warmup "
-                                     "{} or less, or a time",
-                                     f.warmup ? "" : "the default ", plan.warmup_requests, *rows, f.dataset,
-                                     *rows > 1 ? *rows - 1 : 0)};
-    }
   } else {
     plan.mode = load::LoadMode::kClosedLoop;
     plan.concurrency = level.concurrency.value_or(1);
@@ -818,6 +857,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   }
   const bool open_loop = plan.mode != load::LoadMode::kClosedLoop;
   PH_TRY(apply_shard(s, plan, schedule, cursor, *workload));
+  if (plan.mode == load::LoadMode::kTraceReplay) PH_TRY(check_replay_measures(plan, *workload, s, f));
   if (!s.shard.whole() && !s.ranks) load_description += fmt::format(", shard {}/{} of it", s.shard.index, s.shard.count);
   if (s.ranks) load_description += fmt::format(" over {} ranks", s.shard.count);
   const load::LatencyStart start = open_loop ? load::LatencyStart::kIntended : load::LatencyStart::kSent;

@@ -83,6 +83,10 @@ class LoadSession {
   core::Result<LoadRun> run(const LoadLevel& level, const std::string& records_path, std::ostream& err,
                             bool show_progress);
 
+  // The open-loop flags (--arrival, --burstiness, --ramp-up, --ramp-start-rate) checked at `rate_per_s`, nothing
+  // sent: a sweep that plans its rates once its ends are measured (--rate auto) refuses them before its first run.
+  core::Status check_open_loop(double rate_per_s) const;
+
   // The conditions every run of this session shares (target, model, workload, seed, ...).
   const core::Conditions& conditions() const;
   // The client it built (URL, model, key, endpoint, timeouts), for callers that send plans of their own

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -59,11 +61,15 @@ CLI::Validator positive_number() {
 CLI::Validator condition_text() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        if (text.find_first_not_of(" \t") == std::string::npos) return "empty";
-        if (text.find_first_of("\r\n") != std::string::npos) return "holds a line break";
+        const auto is = [&text](int (*test)(int)) {
+          return [test](char c) { return test(static_cast<unsigned char>(c)) != 0; };
+        };
+        if (std::all_of(text.begin(), text.end(), is(std::isspace))) return "empty";
+        // A line break, a vertical tab, an escape: printed in a condition, each breaks its one line.
+        if (std::any_of(text.begin(), text.end(), is(std::iscntrl))) return "holds a control character";
         return {};
       },
-      "TEXT");
+      "");
 }
 
 }  // namespace perfhound::cli

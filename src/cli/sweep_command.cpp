@@ -190,6 +190,9 @@ class SweepCommand final : public Command {
     }
 
     PH_ASSIGN_OR_RETURN(session_, LoadSession::open("sweep", flags_, context));
+    // --rate auto's middle rates are open loops planned after the two closed-loop ends: their flags are checked
+    // now, not minutes in (any rate above 0 stands for them).
+    if (rate_auto) PH_TRY(session_->check_open_loop(1.0));
     const bool show_progress = !quiet_ && !output_.json && isatty(STDERR_FILENO) == 1;
     std::ostream& err = *context.err;
     std::ostream& live = output_.json ? err : *context.out;  // per-point tables: stdout unless it carries JSON
@@ -208,9 +211,11 @@ class SweepCommand final : public Command {
       return true;
     };
     // The order of measurement, for "point k/n": done_ holds the points in load order, so --rate auto's middle
-    // points, measured third onwards, sit before the throughput point taken out of done_ meanwhile.
+    // points, measured third onwards, go in before the throughput point.
     std::size_t measured_count = 0;
-    const auto measure_each = [&](const std::vector<PlannedPoint>& todo) -> core::Status {
+    // before_last: --rate auto's middle, which goes in before the throughput point measured second. That point
+    // stays in done_ meanwhile: sweep.json, rewritten after each point, keeps every point measured.
+    const auto measure_each = [&](const std::vector<PlannedPoint>& todo, bool before_last) -> core::Status {
       for (const PlannedPoint& p : todo) {
         if (interrupted) break;
         if (stopped_before(p)) {
@@ -222,24 +227,21 @@ class SweepCommand final : public Command {
         PH_ASSIGN_OR_RETURN(nlohmann::ordered_json doc, std::move(measured));
         const PointFigures figures = read_figures(doc);
         interrupted = figures.partial;
-        done_.push_back({p, std::move(doc), figures});
+        done_.insert(before_last ? done_.end() - 1 : done_.end(), DonePoint{p, std::move(doc), figures});
         live << describe_point_text(p, figures, ++measured_count, planned) << std::flush;
         PH_ASSIGN_OR_RETURN(const auto written, write_sweep(planned, interrupted, /*complete=*/false));
         (void)written;
       }
       return core::Status::success();
     };
-    PH_TRY(measure_each(plan));
+    PH_TRY(measure_each(plan, /*before_last=*/false));
     if (rate_auto && !interrupted) {
       const double sync = done_[0].figures.requests_per_s, max = done_[1].figures.requests_per_s;
       PH_ASSIGN_OR_RETURN(const auto rates, load::plan_auto_rates(sync, max, points_));
       std::vector<PlannedPoint> middle;
       for (const double r : rates) middle.push_back(rate_point(r));
-      // The throughput point goes last, so the table and the curve run in load order.
-      DonePoint throughput = std::move(done_.back());
-      done_.pop_back();
-      PH_TRY(measure_each(middle));
-      done_.push_back(std::move(throughput));
+      // The throughput point stays last, so the table and the curve run in load order.
+      PH_TRY(measure_each(middle, /*before_last=*/true));
     }
 
     // --- the curve

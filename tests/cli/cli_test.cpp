@@ -177,6 +177,11 @@ TEST(CliStats, HardwareIsStatedForAudit) {
   const CliRun blank = run({"stats", samples, "--hardware", ""});
   EXPECT_EQ(blank.code, 2);
   EXPECT_THAT(blank.err, HasSubstr("--hardware: empty"));
+  for (const std::string& bad : {std::string("\v"), std::string("H200\v"), std::string("H200\nH100")}) {
+    const CliRun r = run({"stats", samples, "--hardware", bad});
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
   std::filesystem::remove(with);
   std::filesystem::remove(without);
 }

@@ -138,8 +138,27 @@ TEST(DiagnoseCli, TheInputsWarningsComeAlongWithTheirFile) {
   EXPECT_EQ(diagnostics[2]["severity"], "warning");
   EXPECT_EQ(diagnostics[2]["source"], kNcuCsv);
   for (const auto& d : diagnostics) EXPECT_NE(d["severity"], "info");
-  EXPECT_THAT(r.err, HasSubstr("warning [few-samples-for-tail] from '" + c1 + "': p99 from 12 completed requests."));
+  EXPECT_THAT(r.err, HasSubstr("warning [few-samples-for-tail]: '" + c1 + "': p99 from 12 completed requests."));
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 3) << r.err;
+}
+
+// A raw trace's own warnings, computed as perfhound trace computes them: a recorder that lost 4096 records left
+// GPU work out of the busy time diagnose reads. Named once, by the message itself.
+TEST(DiagnoseCli, ARawTracesRecordsDroppedComesAlong) {
+  const std::string lost = temp_path("dropped.json");
+  std::ofstream(lost) << R"({"perfhound_record": {"dropped_records": 4096}, "traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 100.000, "dur": 500.000}
+]})";
+  const CliRun r = run({"diagnose", lost, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Json diagnostics = Json::parse(r.out)["diagnostics"];
+  ASSERT_EQ(diagnostics.size(), 1u) << diagnostics.dump();
+  EXPECT_EQ(diagnostics[0]["id"], "records-dropped");
+  EXPECT_EQ(diagnostics[0]["source"], lost);
+  EXPECT_EQ(r.err, "warning [records-dropped]: '" + lost +
+                       "': perfhound record lost 4096 records (CUPTI had no buffer free). Remedy: record again with "
+                       "larger buffers (perfhound record --buffer-mb) or a shorter run (--capture-range).\n");
+  std::filesystem::remove(lost);
 }
 
 TEST(DiagnoseCli, TwoLoadRunsShowQueueing) {

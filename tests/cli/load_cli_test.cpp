@@ -366,6 +366,14 @@ TEST(LoadCli, BadInputIsOneLineAndExitTwo) {
        "--warmup: the default 10 discards all 6 requests of the arrival trace 'data/load/azure_conv_2023.csv': give "
        "--warmup 5 or less"},
       {{"load", "--dataset", "data/load/azure_conv_2023.csv", "--warmup", "6"}, "--warmup: 6 discards all 6"},
+      {{"load", "--dataset", "data/load/azure_conv_2023.csv", "--requests", "3"}, "the default 10 discards all 6"},
+      {{"load", "--dataset", "data/load/azure_conv_2023.csv", "--duration", "2s"}, "the default 10 discards all 6"},
+      // Its last row arrives 10.85 s in (the file's last timestamp less its first).
+      {{"load", "--dataset", "data/load/azure_conv_2023.csv", "--warmup", "11s"},
+       "--warmup: 11s outlasts the arrival trace 'data/load/azure_conv_2023.csv' (its last request is sent 10.9 s in"},
+      // Shard 0 of 3 sends rows 0 and 3, both under a warm-up of 4 (shard 1/3's row 4 is measured).
+      {{"load", "--dataset", "data/load/azure_conv_2023.csv", "--warmup", "4", "--shard", "0/3"},
+       "--warmup: 4 leaves shard 0/3 nothing to measure: it sends rows 0, 3, ... of the 6"},
       {{"load", "--soak", "10s", "--window", "5s"}, "--window"},
       // Each of these ran before a review (unsigned flags wrapped: --requests -5 sent requests until killed,
       // --seed -1 was written as 18446744073709551615; a bare 300 was 300 s a step; -o failed after the run).

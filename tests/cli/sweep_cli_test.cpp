@@ -187,11 +187,15 @@ TEST_F(SweepCli, BadInputIsOneLineAndExitTwo) {
            {{"--rate", "auto", "--points", "0"}, "--points"},
            {{"--concurrency", "1", "--cooldown", "soon"}, "--cooldown"},
            {{"--concurrency", "1", "--expected-rate", "-3"}, "--expected-rate"},
+           // --rate auto's middle points are open loops: their flags were read only after both ends had run.
+           {{"--rate", "auto", "--ramp-start-rate", "2"}, "--ramp-start-rate 2 needs --ramp-up"},
+           {{"--rate", "auto", "--arrival", "foo"}, "--arrival: unknown arrival process 'foo'"},
        }) {
     const CliRun r = run(args(extra));
     EXPECT_EQ(r.code, 2) << names << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr(names));
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "synchronous.json")) << names << ": measured before refusing";
   }
   ASSERT_EQ(run(args({"--concurrency", "1"})).code, 0);
   const CliRun again = run(args({"--concurrency", "1"}));
