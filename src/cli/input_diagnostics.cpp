@@ -74,7 +74,7 @@ std::string format_carried_diagnostic(const nlohmann::ordered_json& entry) {
   // Named once: a trace's own messages name their file already ("'run.json' holds 3 capture windows").
   if (message.find(quoted) == std::string::npos) message = quoted + ": " + message;
   const core::DiagnosticKind kind{id, severity == "severe" ? core::Severity::kSevere : core::Severity::kWarning, "",
-                                  remedy};
+                                  remedy.empty() ? std::string_view("none given by the input") : remedy};
   return core::format_diagnostic({&kind, message});
 }
 

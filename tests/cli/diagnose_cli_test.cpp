@@ -161,6 +161,21 @@ TEST(DiagnoseCli, ARawTracesRecordsDroppedComesAlong) {
   std::filesystem::remove(lost);
 }
 
+// A diagnostic this perfhound does not know (an older or newer writer's id), without a remedy, comes along as
+// written: its id kept, and no empty "Remedy: ." line.
+TEST(DiagnoseCli, AnUnknownInputDiagnosticComesAlongAsWritten) {
+  std::ifstream in(kData + "diagnose/load_sim_c1.json");
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(in);  // kind and schema_version first, as written
+  doc["diagnostics"] = nlohmann::ordered_json::array(
+      {{{"id", "from-another-version"}, {"severity", "warning"}, {"message", "x"}}});
+  const std::string path = temp_path("unknown_diagnostic.json");
+  std::ofstream(path) << doc.dump();
+  const CliRun r = run({"diagnose", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "warning [from-another-version]: '" + path + "': x. Remedy: none given by the input.\n");
+  std::filesystem::remove(path);
+}
+
 TEST(DiagnoseCli, TwoLoadRunsShowQueueing) {
   // 2 server slots, concurrency 1 then 8: TTFT p50 8.7 -> 216 ms while TPOT stays 3.97 ms: queueing.
   const CliRun r = run({"diagnose", kData + "diagnose/load_sim_c1.json", kData + "diagnose/load_sim_c8.json",
