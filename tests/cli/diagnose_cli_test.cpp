@@ -176,6 +176,21 @@ TEST(DiagnoseCli, AnUnknownInputDiagnosticComesAlongAsWritten) {
   std::filesystem::remove(path);
 }
 
+// A result document with its keys sorted (jq -S, Python's sort_keys) has "conditions" first and its kind past
+// the bytes diagnose sniffs: it was read as a trace ("no 'traceEvents' array"). It is the same load point.
+TEST(DiagnoseCli, AResultWithSortedKeysIsStillAResult) {
+  std::ifstream in(kData + "diagnose/load_sim_c1.json");
+  const Json sorted = Json::parse(in);  // nlohmann::json keeps its keys sorted
+  const std::string path = temp_path("sorted.json");
+  std::ofstream(path) << sorted.dump(2);
+  const CliRun r = run({"diagnose", path, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["conditions"]["parameters"]["inputs"][0]["kind"], "perfhound.load");
+  EXPECT_EQ(doc["result"]["evidence"]["load"].size(), 1u);
+  std::filesystem::remove(path);
+}
+
 TEST(DiagnoseCli, TwoLoadRunsShowQueueing) {
   // 2 server slots, concurrency 1 then 8: TTFT p50 8.7 -> 216 ms while TPOT stays 3.97 ms: queueing.
   const CliRun r = run({"diagnose", kData + "diagnose/load_sim_c1.json", kData + "diagnose/load_sim_c8.json",
