@@ -12,7 +12,6 @@
 #include "cli/load_summary_text.h"
 #include "cli/output.h"
 #include "core/log_histogram.h"
-#include "load/sample_tracker.h"
 #include "core/units.h"
 #include "load/compat_view.h"
 #include "load/delivery_check.h"
@@ -23,6 +22,7 @@
 #include "load/load_runner.h"
 #include "load/metrics_scraper.h"
 #include "load/record_io.h"
+#include "load/sample_tracker.h"
 #include "load/client_health_wire.h"
 #include "load/schedule.h"
 #include "load/shard.h"
@@ -279,12 +279,12 @@ std::string render_soak(const std::vector<load::WindowFigures>& series, const lo
                              {"E2E p95"}, {"failed"}});
   // At most ~40 rows: every k-th window of a long soak (the JSON keeps them all).
   const std::size_t step = std::max<std::size_t>(1, (series.size() + 39) / 40);
+  // The last window, cut by the run's end, has no rate (null in the JSON): "-", as an empty percentile is.
+  const auto rate = [](double v) { return std::isfinite(v) ? core::format_number(v) : std::string("-"); };
+  // Tenths: that window may be shorter than a second ("7-7.4 s", not "7-7 s").
+  const auto at = [](double s) { return fmt::format("{:g}", std::round(s * 10) / 10); };
   for (std::size_t i = 0; i < series.size(); i += step) {
     const auto& w = series[i];
-    // The last window, cut by the run's end, has no rate (null in the JSON): "-", as an empty percentile is.
-    const auto rate = [](double v) { return std::isfinite(v) ? core::format_number(v) : std::string("-"); };
-    // Tenths: the last window, cut by the run's end, may be shorter than a second ("7-7.4 s", not "7-7 s").
-    const auto at = [](double s) { return fmt::format("{:g}", std::round(s * 10) / 10); };
     table.add_row({fmt::format("{}-{} s", at(w.start_s), at(w.end_s)), rate(w.requests_per_s),
                    rate(w.output_tokens_per_s), seconds(w.ttft_p95_s), seconds(w.tpot_p95_s),
                    seconds(w.e2e_p95_s), fmt::format("{}", w.failed)});
@@ -464,8 +464,8 @@ core::Result<load::OpenLoopConfig> open_loop_config(const LoadSession::State& s,
 // A replay sends the trace's rows once (a shard: rows k, k + N, ...), warm-up first: a warm-up count or time that
 // covers all of them leaves nothing to measure, which the run would find only at its end, as "no measured request
 // completed; check the target URL". Under mpirun the ranks' rows are measured together: the whole trace counts.
-core::Status check_replay_measures(const load::RunPlan& plan, const load::Workload& workload, const LoadSession::State& s,
-                                   const LoadFlags& f) {
+core::Status check_replay_measures(const load::RunPlan& plan, const load::Workload& workload, const LoadSession::State& s) {
+  const LoadFlags& f = s.flags;
   const std::optional<std::uint64_t> rows = workload.size();
   if (!rows) return {};
   const std::uint64_t first = s.ranks ? 0 : plan.index_first, stride = s.ranks ? 1 : plan.index_stride;
@@ -857,7 +857,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   }
   const bool open_loop = plan.mode != load::LoadMode::kClosedLoop;
   PH_TRY(apply_shard(s, plan, schedule, cursor, *workload));
-  if (plan.mode == load::LoadMode::kTraceReplay) PH_TRY(check_replay_measures(plan, *workload, s, f));
+  if (plan.mode == load::LoadMode::kTraceReplay) PH_TRY(check_replay_measures(plan, *workload, s));
   if (!s.shard.whole() && !s.ranks) load_description += fmt::format(", shard {}/{} of it", s.shard.index, s.shard.count);
   if (s.ranks) load_description += fmt::format(" over {} ranks", s.shard.count);
   const load::LatencyStart start = open_loop ? load::LatencyStart::kIntended : load::LatencyStart::kSent;
