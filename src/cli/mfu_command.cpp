@@ -1,6 +1,5 @@
 #include "cli/mfu_command.h"
 
-#include <cctype>
 #include <charconv>
 #include <fmt/format.h>
 #include <fstream>
@@ -8,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "audit/import_helpers.h"
 #include "cli/number_checks.h"
 #include "cli/output.h"
 #include "core/conditions.h"
@@ -197,8 +197,8 @@ class MfuCommand final : public Command {
                                        flag)};
       }
     }
-    // audit reads "10 steps" as discarded, "0 steps" and "none" as not: anything else would read as unstated.
-    if (!warmup_.empty() && warmup_ != "none" && !std::isdigit(static_cast<unsigned char>(warmup_.front()))) {
+    // Written for audit to read: text its rule cannot read ("some") would pass here and read there as unstated.
+    if (!warmup_.empty() && !audit::warmup_discards(warmup_).has_value()) {
       return core::Error{fmt::format("--warmup '{}': say how much was left out, e.g. '10 steps', or none", warmup_)};
     }
     if (framework_.empty() && !framework_version_.empty()) {

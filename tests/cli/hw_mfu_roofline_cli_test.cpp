@@ -291,12 +291,21 @@ TEST(CliMfu, TheMeasuredStepsFrameworkAndWarmupReachAudit) {
   EXPECT_THAT(text.out, HasSubstr("perfhound mfu --warmup '10 steps'"));
   EXPECT_THAT(text.out, Not(HasSubstr("vllm bench serve --num-warmups")));  // the other formats' remedy
 
+  // mfu accepts a warm-up exactly when audit can read it: "off" is stated as none (no-warmup fails), "5s" as
+  // discarded, and each is read the way audit reads a claim file's warm-up.
+  const std::string off = mfu_file("off.json", {"--tpot", "12ms", "--framework", "vLLM", "--framework-version", "0.11.0",
+                                                "--warmup", "off"});
+  EXPECT_EQ(audit_of(off).second, Json::array({"no-warmup", "spec-sheet-roof", "spec-sheet-roof"}));
+  const std::string seconds = mfu_file("seconds.json", {"--tpot", "12ms", "--framework", "vLLM",
+                                                        "--framework-version", "0.11.0", "--warmup", "5s"});
+  EXPECT_EQ(audit_of(seconds), std::pair(0, Json::array({"spec-sheet-roof", "spec-sheet-roof"})));
+
   const std::string bound = mfu_file("bound.json", {});
   EXPECT_FALSE(read_json_file(bound)["result"].contains("measured"));
   const auto [bound_code, bound_rules] = audit_of(bound);
   EXPECT_EQ(bound_code, 0);
   EXPECT_EQ(bound_rules, Json::array({"spec-sheet-roof", "spec-sheet-roof"}));
-  for (const auto& path : {stated, unstated, bound}) std::filesystem::remove(path);
+  for (const auto& path : {stated, unstated, off, seconds, bound}) std::filesystem::remove(path);
 }
 
 // Databricks/MosaicML, "LLM Inference Performance Engineering: Best Practices" (2023): a 7B model in 16-bit at
