@@ -12,11 +12,13 @@ namespace perfhound::cli {
 namespace {
 
 // The whole text as a number (from_chars: no locale, no exceptions); a leading '+' is allowed, as strtod allows it.
+// result_out_of_range for a number past what T holds (a 20-digit seed, 1e999), invalid_argument for anything else.
 template <typename T>
-bool parse_whole(const std::string& text, T& value) {
+std::errc parse_whole(const std::string& text, T& value) {
   const char* begin = text.data() + (text.size() > 1 && text[0] == '+' && text[1] != '-' ? 1 : 0);
   const auto [end, ec] = std::from_chars(begin, text.data() + text.size(), value);
-  return ec == std::errc() && end == text.data() + text.size();
+  if (end != text.data() + text.size()) return std::errc::invalid_argument;
+  return ec;
 }
 
 template <typename T>
@@ -30,7 +32,12 @@ CLI::Validator whole_number_in(long long lo, long long hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) -> std::string {
         long long n = 0;
-        if (!parse_whole(text, n)) return fmt::format("must be a whole number, got '{}'", text);
+        const std::errc parsed = parse_whole(text, n);
+        // Past a long long is past every bound, kNoUpperBound (the largest long long) too: that one is then named.
+        if (parsed == std::errc::result_out_of_range) {
+          return fmt::format("must be {}, got {}", bounds(lo, hi, false), text);
+        }
+        if (parsed != std::errc()) return fmt::format("must be a whole number, got '{}'", text);
         if (n < lo || n > hi) return fmt::format("must be {}, got {}", bounds(lo, hi, hi == kNoUpperBound), text);
         return {};
       },
@@ -41,7 +48,9 @@ CLI::Validator number_in(double lo, double hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) -> std::string {
         double x = 0;
-        if (!parse_whole(text, x) || std::isnan(x)) return fmt::format("must be a number, got '{}'", text);
+        const std::errc parsed = parse_whole(text, x);
+        if (parsed == std::errc::result_out_of_range) return fmt::format("out of a double's range, got '{}'", text);
+        if (parsed != std::errc() || std::isnan(x)) return fmt::format("must be a number, got '{}'", text);
         if (x < lo || x > hi) return fmt::format("must be {}, got {}", bounds(lo, hi, std::isinf(hi)), text);
         return {};
       },
@@ -52,7 +61,9 @@ CLI::Validator positive_number() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         double x = 0;
-        if (!parse_whole(text, x) || std::isnan(x)) return fmt::format("must be a number, got '{}'", text);
+        const std::errc parsed = parse_whole(text, x);
+        if (parsed == std::errc::result_out_of_range) return fmt::format("out of a double's range, got '{}'", text);
+        if (parsed != std::errc() || std::isnan(x)) return fmt::format("must be a number, got '{}'", text);
         return x > 0 ? std::string() : fmt::format("must be above 0, got {}", text);
       },
       "X > 0");

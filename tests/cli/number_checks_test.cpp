@@ -22,6 +22,10 @@ TEST(NumberChecks, WholeNumbers) {
   EXPECT_EQ(check(device, ""), "must be a whole number, got ''");
   EXPECT_EQ(check(whole_number_in(1), "99999999999"), "");
   EXPECT_EQ(check(whole_number_in(1), "0"), "must be 1 or more, got 0");
+  // Past a long long (2^63 - 1 = 9223372036854775807): a whole number, out of range, and the bound it broke named.
+  EXPECT_EQ(check(whole_number_in(0), "18446744073709551615"),
+            "must be 0 to 9223372036854775807, got 18446744073709551615");
+  EXPECT_EQ(check(device, "-99999999999999999999"), "must be 0 to 1023, got -99999999999999999999");
 }
 
 TEST(NumberChecks, RealNumbers) {
@@ -37,6 +41,9 @@ TEST(NumberChecks, RealNumbers) {
   EXPECT_EQ(check(positive_number(), "1e-9"), "");
   EXPECT_EQ(check(positive_number(), "0"), "must be above 0, got 0");
   EXPECT_EQ(check(positive_number(), "fast"), "must be a number, got 'fast'");
+  // Past a double (max about 1.8e308): not infinity, an error that says why.
+  EXPECT_EQ(check(number_in(0), "1e999"), "out of a double's range, got '1e999'");
+  EXPECT_EQ(check(positive_number(), "1e999"), "out of a double's range, got '1e999'");
 }
 
 }  // namespace
