@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/percentile.h"
 #include "core/units.h"
 #include "hw/chip_spec.h"
 
@@ -347,7 +348,7 @@ void check_samples(const Claim& claim, std::vector<Finding>& out) {
     const auto q = l.highest_tail_percentile();
     if (!q || !l.samples || *q >= 100) continue;
     // pQ is more than the largest value only when the top (100 - Q)% holds at least one sample.
-    const auto needed = static_cast<std::int64_t>(std::ceil(100.0 / (100.0 - *q) - 1e-9));
+    const auto needed = static_cast<std::int64_t>(core::samples_for_percentile(*q));
     if (*l.samples < needed) {
       out.push_back({&kFewSamplesForTail, fmt::format("{} p{:g} from {} samples (needs at least {})", l.metric, *q,
                                                       *l.samples, needed)});

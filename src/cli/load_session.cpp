@@ -27,6 +27,7 @@
 #include "load/schedule.h"
 #include "load/shard.h"
 #include "load/slo.h"
+#include "load/tail_samples.h"
 #include "load/validity.h"
 #include "load/window_series.h"
 #include "load/workload.h"
@@ -999,8 +1000,9 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
                                                                summary.completed + summary.failed)});
   }
   if (outcome.interrupted) diagnostics.push_back({&core::kPartialRun, outcome.stop_reason});
-  if (summary.completed > 0 && summary.completed < 100) {
-    diagnostics.push_back({&core::kFewSamplesForTail, fmt::format("p99 from {} completed requests", summary.completed)});
+  if (auto few = load::check_tail_samples(summary, start)) diagnostics.push_back(*std::move(few));
+  for (const GateCounter& g : gates) {
+    if (auto few = load::check_gate_samples(g.term, g.values.count())) diagnostics.push_back(*std::move(few));
   }
   if (summary.output_tokens_from_usage == 0 && summary.completed > 0) {
     diagnostics.push_back({&core::kTokensCounted, "no request carried a usage block"});

@@ -15,6 +15,7 @@
 #include "load/record_io.h"
 #include "load/shard.h"
 #include "load/slo.h"
+#include "load/tail_samples.h"
 #include "report/json_document.h"
 
 namespace perfhound::cli {
@@ -109,9 +110,8 @@ class MergeCommand final : public Command {
       }
       diagnostics.push_back({&core::kMissingShards, fmt::format("{} of the {} shards are here; missing: {}", present.size(), of, missing)});
     }
-    if (summary.completed > 0 && summary.completed < 100) {
-      diagnostics.push_back({&core::kFewSamplesForTail, fmt::format("p99 from {} completed requests", summary.completed)});
-    }
+    const load::LatencyStart start = open_loop ? load::LatencyStart::kIntended : load::LatencyStart::kSent;
+    if (auto few = load::check_tail_samples(summary, start)) diagnostics.push_back(*std::move(few));
     if (auto together = load::check_chunk_delivery(summary)) diagnostics.push_back(*std::move(together));
 
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);

@@ -8,6 +8,11 @@
 
 namespace perfhound::core {
 
+std::uint64_t samples_for_percentile(double q) {
+  PH_CHECK(q >= 0.0 && q < 100.0);
+  return static_cast<std::uint64_t>(std::ceil(100.0 / (100.0 - q) * (1 - 1e-9)));
+}
+
 double percentile_of_sorted(std::span<const double> sorted, double q) {
   PH_CHECK(!sorted.empty());
   PH_CHECK(q >= 0.0 && q <= 100.0);

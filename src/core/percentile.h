@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -18,6 +19,11 @@ namespace perfhound::core {
 
 // q in [0, 100]; `sorted` ascending and non-empty (checked).
 double percentile_of_sorted(std::span<const double> sorted, double q);
+
+// The fewest samples for pQ to be more than the largest value or two: the top (100 - q)% must hold at least one
+// sample, so ceil(100 / (100 - q)). p99 100, p99.9 1000, p95 20, p50 2 (docs/metrics.md, few-samples-for-tail).
+// q in [0, 100); a relative 1e-9 absorbs q's decimal rounding (p99.9 is 1000, not 1001).
+std::uint64_t samples_for_percentile(double q);
 
 struct Summary {
   std::size_t count = 0;

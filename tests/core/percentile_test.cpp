@@ -173,5 +173,16 @@ TEST(PercentileDeathTest, CallerBugsAbort) {
   EXPECT_DEATH((void)summarize(std::vector<double>{1.0, std::nan("")}), "check failed");
 }
 
+// pQ is more than the maximum once the top (100 - Q)% holds a sample: n >= 100 / (100 - Q), by hand.
+TEST(SamplesForPercentile, TheTopShareMustHoldASample) {
+  EXPECT_EQ(samples_for_percentile(99), 100u);
+  EXPECT_EQ(samples_for_percentile(99.9), 1000u);  // 100 / 0.0999999999999943 would round up to 1001
+  EXPECT_EQ(samples_for_percentile(99.99), 10000u);
+  EXPECT_EQ(samples_for_percentile(95), 20u);
+  EXPECT_EQ(samples_for_percentile(97), 34u);  // 33.3 -> 34
+  EXPECT_EQ(samples_for_percentile(50), 2u);
+  EXPECT_EQ(samples_for_percentile(0), 1u);
+}
+
 }  // namespace
 }  // namespace perfhound::core
