@@ -248,7 +248,7 @@ class SweepCommand final : public Command {
     PH_ASSIGN_OR_RETURN(const nlohmann::ordered_json sweep, write_sweep(planned, interrupted, !interrupted));
     std::string text = render_summary(sweep);
     text += conditions_block(session_->conditions());
-    const auto document = report::make_json_document("sweep", session_->conditions(), sweep["result"]);
+    const auto document = report::make_json_document("sweep", session_->conditions(), sweep["result"], sweep["diagnostics"]);
     PH_TRY(emit_result(context, output_, document, text));
     err << fmt::format("perfhound sweep: {} points in {}; the sweep: {}\n", done_.size(), out_dir_, sweep_path().string());
     if (interrupted) return kExitInterrupted;
@@ -341,8 +341,16 @@ class SweepCommand final : public Command {
     r["planned_points"] = planned;
     r["slo"] = session_->slo().empty() ? nlohmann::ordered_json(nullptr) : session_->slo().to_json();
     auto points = nlohmann::ordered_json::array();
+    // Each point's diagnostics stay with it, and the sweep's own list holds them all, each message led by its
+    // point: the sweep document is what report and diagnose read, and a p99 from 60 requests is a fact of it.
+    auto diagnostics = nlohmann::ordered_json::array();
     for (const DonePoint& d : done_) {
       const auto& res = d.document["result"];
+      const auto point_diagnostics = d.document.value("diagnostics", nlohmann::ordered_json::array());
+      for (auto entry : point_diagnostics) {
+        entry["message"] = fmt::format("{}: {}", d.planned.label, entry.value("message", ""));
+        diagnostics.push_back(std::move(entry));
+      }
       points.push_back({{"label", d.planned.label},
                         {"load", std::isfinite(d.planned.offered) ? nlohmann::ordered_json(d.planned.offered) : nullptr},
                         {"load_kind", d.planned.level.rate ? "rate_per_s" : "concurrency"},
@@ -357,7 +365,8 @@ class SweepCommand final : public Command {
                         {"records_file", point_path(d.planned, ".records.jsonl").string()},
                         {"summary", res["summary"]},
                         {"windows", res.contains("windows") ? res["windows"] : nlohmann::ordered_json::array()},
-                        {"slo_gate", res.contains("slo_gate") ? res["slo_gate"] : nlohmann::ordered_json(nullptr)}});
+                        {"slo_gate", res.contains("slo_gate") ? res["slo_gate"] : nlohmann::ordered_json(nullptr)},
+                        {"diagnostics", point_diagnostics}});
     }
     r["points"] = std::move(points);
     const auto knee = load::find_knee(curve);
@@ -390,7 +399,7 @@ class SweepCommand final : public Command {
     r["operating_point"] = std::move(op_json);
     r["headroom"] = std::move(headroom);
     r["capacity"] = std::move(capacity);
-    nlohmann::ordered_json doc = report::make_json_document("sweep", session_->conditions(), r);
+    nlohmann::ordered_json doc = report::make_json_document("sweep", session_->conditions(), r, std::move(diagnostics));
     if (mpi::rank() == 0) PH_TRY(report::write_text_file(sweep_path().string(), doc.dump(2) + "\n"));
     return doc;
   }
@@ -424,6 +433,10 @@ class SweepCommand final : public Command {
       latencies.push_back(f.latency_p95(latency_metric_));
     }
     out += table.render();
+    // The points' warnings were printed as each ran; here they stand under the figures they qualify.
+    for (const auto& d : sweep["diagnostics"]) {
+      out += fmt::format("{} [{}]: {}\n", d.value("severity", ""), d.value("id", ""), d.value("message", ""));
+    }
     out += fmt::format("\np95 {} vs load (log scale, low to high load): {}\n", latency_metric_,
                        load::sparkline(latencies, /*log_scale=*/true));
     if (!r["knee"].is_null()) {

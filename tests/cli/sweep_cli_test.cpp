@@ -71,6 +71,37 @@ TEST_F(SweepCli, WritesEveryPointAndTheSweepInLoadOrder) {
   EXPECT_EQ(read("sweep.json")["result"]["points"].size(), 2u);
 }
 
+// Each point's diagnostics reach the sweep: its point entry, the sweep's own list (led by the point, which is what
+// report and diagnose read) and the summary under the table. 12 measured requests a point: p99 from 12.
+TEST_F(SweepCli, EachPointsDiagnosticsAreTheSweeps) {
+  const CliRun r = run(args({"--concurrency", "1,4", "--json"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  std::vector<std::string> messages;
+  for (const auto& d : doc["diagnostics"]) {
+    if (d["id"] == "few-samples-for-tail") messages.push_back(d["message"]);
+  }
+  EXPECT_EQ(messages, (std::vector<std::string>{"concurrency 1: p99 from 12 completed requests",
+                                                "concurrency 4: p99 from 12 completed requests"}));
+  for (const auto& point : doc["result"]["points"]) {
+    bool few = false;
+    for (const auto& d : point["diagnostics"]) few |= d["message"] == "p99 from 12 completed requests";
+    EXPECT_TRUE(few) << point["label"];
+  }
+  // --warmup 3 under concurrency 4: a slot's first request is measured, at that point only.
+  std::vector<std::string> cold;
+  for (const auto& d : doc["diagnostics"]) {
+    if (d["id"] == "cold-slots") cold.push_back(d["message"].get<std::string>().substr(0, 16));
+  }
+  EXPECT_EQ(cold, std::vector<std::string>{"concurrency 4: a"});
+  EXPECT_EQ(read("sweep.json")["diagnostics"], doc["diagnostics"]);
+
+  fs::remove_all(dir_);
+  const CliRun text = run(args({"--concurrency", "1,4"}));
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("\nwarning [few-samples-for-tail]: concurrency 4: p99 from 12 completed requests\n"));
+}
+
 // -o inside the --out folder the sweep makes: checked after the folder exists (a check as the flags were read
 // refused it: "no folder"). A folder that cannot be made still stops the sweep before it measures.
 TEST_F(SweepCli, OutputInsideTheOutFolderItMakes) {
