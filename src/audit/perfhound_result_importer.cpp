@@ -73,7 +73,9 @@ class PerfhoundResultImporter final : public ClaimImporter {
                kind == "perfhound.stats") {
       claim.subject = Subject::kMicrobenchmark;
     }
-    if (kind == "perfhound.load") {
+    // A merge is one load over every client's records: the same summary, conditions and warm-up; missing shards
+    // are its severe diagnostic, read above.
+    if (kind == "perfhound.load" || kind == "perfhound.merge") {
       PH_TRY(import_load(doc, "/result/summary", claim));
       PH_TRY(import_status(doc, "/result", severe_diagnostic, claim));
     } else if (kind == "perfhound.sweep") {

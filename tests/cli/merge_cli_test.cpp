@@ -108,6 +108,20 @@ TEST_F(MergeCli, ShardsHoldExactlyTheOneClientScheduleAndMergeOverAllRecords) {
   }
   EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
   EXPECT_EQ(order.size(), shards.size());
+
+  // audit reads the merged result as it reads one client's: the load, the warm-up and the figures computed above.
+  ASSERT_EQ(run({"merge", path("s0.jsonl"), path("s1.jsonl"), path("s2.jsonl"), "-o", path("merged.json")}).code, 0);
+  const CliRun a = run({"audit", path("merged.json"), "--json"});
+  ASSERT_TRUE(a.code == 0 || a.code == 1) << a.err;
+  const auto claim = nlohmann::json::parse(a.out)["result"]["claim"];
+  EXPECT_EQ(claim["format"], "perfhound.merge");
+  EXPECT_EQ(claim["conditions"]["request_rate_per_s"], 200);
+  EXPECT_EQ(claim["method"]["warmup_discarded"], true);
+  EXPECT_EQ(claim["method"]["completed"], 30);
+  ASSERT_FALSE(claim["latency"].empty());
+  EXPECT_EQ(claim["latency"][0]["metric"], "ttft");
+  EXPECT_NEAR(claim["latency"][0]["percentiles"]["p99_s"].get<double>(), linear_percentile(ttft, 99), 1e-12);
+  EXPECT_EQ(a.out.find("no figures were read"), std::string::npos);
 }
 
 TEST_F(MergeCli, AClosedLoopDividesConcurrencyRequestsAndWarmupOverTheShards) {
@@ -142,6 +156,11 @@ TEST_F(MergeCli, MissingShardsAreSevereAndExitOne) {
   EXPECT_EQ(m.code, 1) << m.err;
   EXPECT_THAT(m.err, HasSubstr("missing-shards"));
   EXPECT_THAT(m.err, HasSubstr("2 of the 3 shards are here; missing: 1"));
+  // audit: the missing shard is the source's own severe finding.
+  ASSERT_EQ(run({"merge", path("s0.jsonl"), path("s2.jsonl"), "-o", path("merged.json")}).code, 1);
+  const CliRun a = run({"audit", path("merged.json")});
+  EXPECT_EQ(a.code, 1) << a.out;
+  EXPECT_THAT(a.out, HasSubstr("missing-shards"));
 }
 
 TEST_F(MergeCli, FilesThatAreNotSharesOfOneLoadAreOneLineErrors) {
