@@ -304,10 +304,11 @@ class PerfhoundResultImporter final : public ClaimImporter {
       if (!warmup) return doc.field_error(b + "/warmup_discarded", "missing (every benchmark records its warm-up)");
       fewest = i == 0 ? *warmup : std::min(fewest, *warmup);
       most = std::max(most, *warmup);
-      if (*warmup == 0 && cold.empty()) {
-        PH_ASSIGN_OR_RETURN(auto name, condition_text(doc, b + "/name"));
-        cold = name.value_or(fmt::format("#{}", i));
-      }
+      PH_ASSIGN_OR_RETURN(auto name, condition_text(doc, b + "/name"));
+      if (*warmup == 0 && cold.empty()) cold = name.value_or(fmt::format("#{}", i));
+      // A timed benchmark's distribution is a stated latency: its p99 from 34 samples is judged as any other.
+      PH_ASSIGN_OR_RETURN(auto unit, condition_text(doc, b + "/unit"));
+      if (unit == std::optional<std::string>("s")) PH_TRY(add_distribution(doc, b, name.value_or(fmt::format("#{}", i)), claim));
     }
     // The hardware a benchmark ran on: the GPU a CUDA runner opened (conditions.parameters.gpu.name), else the
     // host's CPU, which is what a CPU benchmark times.

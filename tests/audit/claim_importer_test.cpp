@@ -354,8 +354,16 @@ TEST(PerfhoundResultImporter, BenchDocumentStatesItsWarmupAndHardware) {
   EXPECT_EQ(c.warmup_discarded, true);
   EXPECT_EQ(c.warmup, "3 samples per benchmark");
   EXPECT_EQ(c.conditions.hardware, "AMD EPYC (the host CPU)");
+  // Each timed benchmark is a stated distribution: the fixture's std::sort has 34 samples (samples_s), its
+  // std::stable_sort 29, so each p99 is about its maximum, as the document's own diagnostics say.
+  ASSERT_EQ(c.latencies.size(), 2u);
+  EXPECT_EQ(c.latencies[0].metric, "std::sort");
+  EXPECT_EQ(c.latencies[0].samples, 34);
+  EXPECT_EQ(c.latencies[1].samples, 29);
   const auto findings = audit_claim(c);
-  EXPECT_TRUE(findings.empty()) << findings.front().what;
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].what, "std::sort p99 from 34 samples (needs at least 100)");
+  EXPECT_EQ(findings[1].what, "std::stable_sort p99 from 29 samples (needs at least 100)");
 
   // One benchmark that discarded nothing makes the warm-up "none", and says which.
   auto doc = nlohmann::json::parse(read_fixture("perfhound_bench_cpu_sort.json"));
@@ -365,7 +373,7 @@ TEST(PerfhoundResultImporter, BenchDocumentStatesItsWarmupAndHardware) {
   EXPECT_EQ(cold.warmup_discarded, false);
   EXPECT_EQ(cold.warmup, "0 to 3 samples per benchmark (std::stable_sort discarded none)");
   EXPECT_EQ(cold.conditions.hardware, "NVIDIA H200");  // a CUDA runner's GPU, not the host
-  EXPECT_EQ(rules_fired(cold), std::set<std::string>{"no-warmup"});
+  EXPECT_EQ(rules_fired(cold), (std::set<std::string>{"no-warmup", "few-samples-for-tail"}));
 }
 
 TEST(ClaimImporter, UnknownFormatSaysWhatEachIsRecognizedBy) {
