@@ -94,17 +94,25 @@ void render_kernels(std::string& out, const KernelBreakdown& k) {
   section(out, fmt::format("TOP KERNELS ({} kernels, {} distinct, {} of kernel time)", k.kernel_count, k.group_count,
                            dur(k.kernel_time_ns)));
   TableWriter t({{"kernel", Align::kLeft}, {"family", Align::kLeft}, {"count"}, {"total"}, {"share"}, {"mean"},
-                 {"p50"}, {"p99"}});
+                 {"p50"}, {"p99"}, {"max"}});
+  // A p99 of fewer calls than the top 1% can hold one of is the maximum or near it (few-samples-for-tail): not
+  // quoted in the text; the JSON keeps it beside its count.
+  const std::uint64_t calls_for_p99 = core::samples_for_percentile(99);
+  bool tail_left_out = false;
   for (const auto& g : k.top) {
+    const bool few = static_cast<std::uint64_t>(g.count) < calls_for_p99;
+    tail_left_out |= few;
     t.add_row({truncate(g.short_name, 60), std::string(kernel_family_name(g.family)), std::to_string(g.count),
-               dur(g.total_ns), format_percent(g.share_of_kernel_time), dur(g.mean_ns), dur(g.p50_ns), dur(g.p99_ns)});
+               dur(g.total_ns), format_percent(g.share_of_kernel_time), dur(g.mean_ns), dur(g.p50_ns),
+               few ? "-" : dur(g.p99_ns), dur(g.max_ns)});
   }
   if (k.rest_group_count > 0) {
     t.add_row({fmt::format("({} other kernels)", k.rest_group_count), "", std::to_string(k.rest_count),
                dur(k.rest_ns), format_percent(static_cast<double>(k.rest_ns) / static_cast<double>(k.kernel_time_ns)),
-               "", "", ""});
+               "", "", "", ""});
   }
   out += t.render();
+  if (tail_left_out) out += fmt::format("p99 '-': fewer than {} calls, too few for a p99 that is not about the max\n", calls_for_p99);
   section(out, "GPU TIME BY FAMILY");
   TableWriter f({{"family", Align::kLeft}, {"count"}, {"time"}, {"share of GPU time"}});
   std::vector<FamilyTotal> families(k.families.begin(), k.families.end());

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -209,6 +210,46 @@ TEST_F(TraceCliTest, SeveralCaptureWindowsAreWarnedOf) {
   const auto window = nlohmann::json::parse(one.out);
   EXPECT_TRUE(window["diagnostics"].empty());
   EXPECT_NEAR(window["result"]["utilization"]["devices"][0]["window_busy_ratio"].get<double>(), 0.5, 1e-9);
+}
+
+// A kernel's p99 is quoted from 100 calls on: fewer and the top 1% holds no call, so it is about the maximum
+// (few-samples-for-tail). kernel_a: 99 calls of 10 us and one of 50 us, p99 = 10 + 0.01 x 40 = 10.4 us (numpy
+// linear: h = 99 x 0.99 = 98.01); kernel_b: 99 calls of 20 us, p99 left out, max 20 us.
+TEST_F(TraceCliTest, AKernelsP99NeedsAHundredCalls) {
+  std::string events;
+  double ts = 0;
+  const auto add = [&](const char* name, double dur_us) {
+    events += fmt::format(R"({}{{"ph": "X", "cat": "kernel", "name": "{}", "pid": 0, "tid": 7, "ts": {:.3f}, "dur": {:.3f}}})",
+                          events.empty() ? "" : ",\n", name, ts, dur_us);
+    ts += 100;
+  };
+  for (int i = 0; i < 99; ++i) add("kernel_a", 10);
+  add("kernel_a", 50);
+  for (int i = 0; i < 99; ++i) add("kernel_b", 20);
+  const CliRun r = run({"trace", write("calls.json", "{\"traceEvents\": [" + events + "]}")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto row = [&r](const std::string& kernel) {
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with(kernel + " ")) {
+        std::istringstream cells(line);
+        std::vector<std::string> words{std::istream_iterator<std::string>(cells), {}};
+        return words;
+      }
+    }
+    return std::vector<std::string>{};
+  };
+  // kernel family count total share mean(2 words) p50(2) p99(2 or "-") max(2)
+  const auto a = row("kernel_a"), b = row("kernel_b");
+  ASSERT_EQ(a.size(), 14u) << r.out;
+  EXPECT_EQ(a[2], "100");
+  EXPECT_EQ(a[10] + " " + a[11], "10.4 us");
+  EXPECT_EQ(a[12] + " " + a[13], "50.0 us");
+  ASSERT_EQ(b.size(), 13u) << r.out;
+  EXPECT_EQ(b[2], "99");
+  EXPECT_EQ(b[10], "-");
+  EXPECT_EQ(b[11] + " " + b[12], "20.0 us");
+  EXPECT_THAT(r.out, HasSubstr("p99 '-': fewer than 100 calls"));
 }
 
 // Records perfhound record lost (CUPTI had no buffer free) are GPU work missing from the trace: the count goes into
