@@ -208,9 +208,10 @@ class DiagnoseCommand final : public Command {
 
     nlohmann::ordered_json result = diagnose::to_json(diagnosis);
     result["evidence"] = diagnose::to_json(evidence);
-    for (const auto& entry : carried) *context.err << format_carried_diagnostic(entry);
+    std::string carried_lines;
+    for (const auto& entry : carried) carried_lines += format_carried_diagnostic(entry);
     const auto document = report::make_json_document("diagnose", conditions, std::move(result), carried);
-    PH_TRY(emit_result(context, output_, document, render(diagnosis, inputs, conditions)));
+    PH_TRY(emit_result(context, output_, document, render(diagnosis, inputs, conditions), carried_lines));
     return kExitOk;
   }
 

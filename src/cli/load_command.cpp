@@ -42,8 +42,7 @@ class LoadCommand final : public Command {
     PH_ASSIGN_OR_RETURN(const auto session, LoadSession::open("load", flags_, context));
     const bool show_progress = !quiet_ && !output_.json && isatty(STDERR_FILENO) == 1;
     PH_ASSIGN_OR_RETURN(const LoadRun run, session->run(LoadLevel{concurrency_, rate_}, records_, *context.err, show_progress));
-    PH_TRY(emit_result(context, output_, run.document, run.text));
-    print_diagnostics(context, run.diagnostics);
+    PH_TRY(emit_result(context, output_, run.document, run.text, diagnostic_lines(run.diagnostics)));
     if (run.interrupted) return kExitInterrupted;
     if (!run.valid || !run.slo_passed || run.drift_found) return kExitCheckFailed;
     return kExitOk;

@@ -156,8 +156,7 @@ class MergeCommand final : public Command {
                         of > 0 ? fmt::format(", shards {} of {}", present.size(), of) : "");
     text += render_summary_table(summary, open_loop);
     text += conditions_block(conditions);
-    PH_TRY(emit_result(context, output_, document, text));
-    print_diagnostics(context, diagnostics);
+    PH_TRY(emit_result(context, output_, document, text, diagnostic_lines(diagnostics)));
     return complete ? kExitOk : kExitCheckFailed;
   }
 

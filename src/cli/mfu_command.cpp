@@ -179,8 +179,7 @@ class MfuCommand final : public Command {
     const nlohmann::ordered_json diagnostics = core::diagnostics_to_json(found);
     const auto doc = report::make_json_document("mfu", conditions, result, diagnostics);
     std::string text = render(shape, chip, params, cost, e, time, compute, memory, verdict, conditions);
-    print_diagnostics(context, found);
-    PH_TRY(emit_result(context, output_, doc, text));
+    PH_TRY(emit_result(context, output_, doc, text, diagnostic_lines(found)));
     return kExitOk;
   }
 

@@ -39,11 +39,17 @@ std::string conditions_block(const core::Conditions& conditions) {
 }
 
 void print_diagnostics(const Context& context, const std::vector<core::Diagnostic>& diagnostics) {
-  for (const auto& d : diagnostics) *context.err << core::format_diagnostic(d);
+  *context.err << diagnostic_lines(diagnostics);
+}
+
+std::string diagnostic_lines(const std::vector<core::Diagnostic>& diagnostics) {
+  std::string lines;
+  for (const auto& d : diagnostics) lines += core::format_diagnostic(d);
+  return lines;
 }
 
 core::Status emit_result(const Context& context, const OutputOptions& options, const nlohmann::ordered_json& document,
-                         std::string_view text) {
+                         std::string_view text, std::string_view diagnostics) {
   // Names from traces can hold invalid UTF-8 (nsys StringIds); replace those bytes rather than throw.
   const std::string json = document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   if (!options.output_path.empty()) {
@@ -51,8 +57,15 @@ core::Status emit_result(const Context& context, const OutputOptions& options, c
   }
   if (options.json) {
     *context.out << json << '\n';
+    *context.err << diagnostics;
+    return {};
+  }
+  const auto conditions = text.rfind("\nconditions:\n");
+  if (conditions == std::string_view::npos) {
+    *context.out << text << diagnostics;
   } else {
-    *context.out << text;
+    *context.out << text.substr(0, conditions) << (diagnostics.empty() ? "" : "\n") << diagnostics
+                 << text.substr(conditions);
   }
   return {};
 }

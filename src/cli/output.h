@@ -32,8 +32,14 @@ std::string conditions_block(const core::Conditions& conditions);
 // Each diagnostic as one line (core::format_diagnostic) on the context's error stream.
 void print_diagnostics(const Context& context, const std::vector<core::Diagnostic>& diagnostics);
 
+// Each diagnostic as one line, core::format_diagnostic's, for emit_result.
+std::string diagnostic_lines(const std::vector<core::Diagnostic>& diagnostics);
+
 // Writes `text` (or the document with --json) to the context's out stream, and the document to -o's file.
+// `diagnostics` (whole lines, e.g. diagnostic_lines'): in text they stand in the report after the numbers, before
+// its conditions block (conditions_block, which ends every text report), so a report saved with `>` keeps its
+// warnings; with --json they go to the error stream, the out stream being the document.
 core::Status emit_result(const Context& context, const OutputOptions& options, const nlohmann::ordered_json& document,
-                         std::string_view text);
+                         std::string_view text, std::string_view diagnostics = {});
 
 }  // namespace perfhound::cli

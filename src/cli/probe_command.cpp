@@ -115,8 +115,7 @@ class ProbeCommand final : public Command {
                           catalogue_out_);
     }
     text += conditions_block(conditions);
-    PH_TRY(emit_result(context, output_, doc, text));
-    print_diagnostics(context, diagnostics);
+    PH_TRY(emit_result(context, output_, doc, text, diagnostic_lines(diagnostics)));
     PH_TRY(std::move(chip_written).with_context("--catalogue-out"));
     return kExitOk;
   }

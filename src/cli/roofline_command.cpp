@@ -113,10 +113,9 @@ class RooflineCommand final : public Command {
       found.push_back({&core::kBeatsTheRoof, fmt::format("{} of attainable: the roof is not a bound for this kernel",
                                                          core::format_percent(p.fraction_of_attainable))});
     }
-    print_diagnostics(context, found);
     const auto doc = report::make_json_document("roofline", conditions, {{"roof", roof.label}, {"point", point_json(p)}},
                                                 core::diagnostics_to_json(found));
-    PH_TRY(emit_result(context, output_, doc, text));
+    PH_TRY(emit_result(context, output_, doc, text, diagnostic_lines(found)));
     return kExitOk;
   }
 
@@ -269,9 +268,8 @@ class RooflineCommand final : public Command {
       }
       PH_TRY(write_chart(roof_lines, dots, fmt::format("{} kernels from {} (points labelled by id)", csv.kernels.size(), ncu_)));
     }
-    print_diagnostics(context, found);
     const auto doc = report::make_json_document("roofline", conditions, {{"kernels", kernels}}, core::diagnostics_to_json(found));
-    PH_TRY(emit_result(context, output_, doc, text));
+    PH_TRY(emit_result(context, output_, doc, text, diagnostic_lines(found)));
     return kExitOk;
   }
 

@@ -54,13 +54,13 @@ void fill_conditions(core::Conditions& c, const trace::Timeline& t) {
   c.set("window_s", core::ns_to_seconds(t.window_end_ns - t.window_start_ns));
 }
 
-// Warnings go to stderr as well as into the JSON; notes (severity info) only into the JSON.
-void print_warnings(const Context& context, const std::vector<core::Diagnostic>& diagnostics) {
+// Warnings are printed as well as written into the JSON; notes (severity info) only into the JSON.
+std::vector<core::Diagnostic> warnings_of(const std::vector<core::Diagnostic>& diagnostics) {
   std::vector<core::Diagnostic> warnings;
   for (const auto& d : diagnostics) {
     if (d.kind->severity != core::Severity::kInfo) warnings.push_back(d);
   }
-  print_diagnostics(context, warnings);
+  return warnings;
 }
 
 std::string import_summary(const trace::Timeline& t) {
@@ -145,7 +145,6 @@ class TraceCommand final : public Command {
                                   annotate_path_);
     }
     const std::vector<core::Diagnostic> diagnostics = trace_diagnostics(timeline);
-    print_warnings(context, diagnostics);
     const auto document = report::make_json_document("trace", conditions, trace::to_json(analysis, static_cast<std::size_t>(longest_gaps_)),
                                                      core::diagnostics_to_json(diagnostics));
     std::string text = report::render_trace_report(timeline, analysis, {static_cast<std::size_t>(longest_gaps_)});
@@ -158,7 +157,7 @@ class TraceCommand final : public Command {
                           window->host_dropped, window->gpu_clipped, window->host_clipped);
     }
     text += conditions_block(conditions);
-    PH_TRY(emit_result(context, output_, document, text));
+    PH_TRY(emit_result(context, output_, document, text, diagnostic_lines(warnings_of(diagnostics))));
     return kExitOk;
   }
 
@@ -182,6 +181,7 @@ class TraceCommand final : public Command {
     bool ranks_stated = false;  // some trace carries distributedInfo: these are ranks of one job, not just files
     auto per_rank = nlohmann::ordered_json::array();
     auto diagnostics = nlohmann::ordered_json::array();
+    std::vector<core::Diagnostic> warnings;
     std::string verdicts;
     for (std::size_t i = 0; i < files.size(); ++i) {
       auto timeline = trace::import_trace(files[i].string());
@@ -195,7 +195,7 @@ class TraceCommand final : public Command {
       r["analysis"] = trace::to_json(analysis, static_cast<std::size_t>(longest_gaps_));
       per_rank.push_back(std::move(r));
       const std::vector<core::Diagnostic> rank_diagnostics = trace_diagnostics(*timeline);
-      print_warnings(context, rank_diagnostics);
+      for (const auto& d : warnings_of(rank_diagnostics)) warnings.push_back(d);
       for (auto& d : core::diagnostics_to_json(rank_diagnostics)) diagnostics.push_back(std::move(d));
       verdicts += fmt::format("  rank {}: {}\n", summaries.back().rank, analysis.verdict.summary);
       ranks_stated = ranks_stated || timeline->info.rank.has_value();
@@ -249,7 +249,7 @@ class TraceCommand final : public Command {
     }
     text += t.render();
     text += conditions_block(conditions);
-    PH_TRY(emit_result(context, output_, document, text));
+    PH_TRY(emit_result(context, output_, document, text, diagnostic_lines(warnings)));
     return kExitOk;
   }
 

@@ -172,7 +172,12 @@ TEST(DiagnoseCli, AnUnknownInputDiagnosticComesAlongAsWritten) {
   std::ofstream(path) << doc.dump();
   const CliRun r = run({"diagnose", path});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.err, "warning [from-another-version]: '" + path + "': x. Remedy: none given by the input.\n");
+  // In the text report, after the diagnosis and before its conditions.
+  const std::string line = "\nwarning [from-another-version]: '" + path + "': x. Remedy: none given by the input.\n";
+  EXPECT_THAT(r.out, HasSubstr(line));
+  EXPECT_LT(r.out.find(line), r.out.find("\nconditions:\n"));
+  EXPECT_GT(r.out.find(line), r.out.find("DIAGNOSIS"));
+  EXPECT_TRUE(r.err.empty()) << r.err;
   std::filesystem::remove(path);
 }
 
