@@ -248,6 +248,10 @@ core::Result<Run> stats_run(const fs::path& path, const Json& doc) {
   run.path = path.string();
   run.conditions = doc["conditions"];
   run.result = doc["result"];
+  if (!at_path(run.result, {"count"}).is_number_unsigned()) {
+    return core::Error{fmt::format("'{}': result.count: missing or not a whole number (a stats result counts its samples)",
+                                   path.string())};
+  }
   if (doc.contains("diagnostics") && doc["diagnostics"].is_array()) run.diagnostics = doc["diagnostics"];
   static const Json kEmpty = Json::object();
   const Json& found = at_path(run.conditions, {"parameters"});
@@ -321,7 +325,7 @@ std::vector<MetricSpec> load_specs() {
       const std::string field = fmt::format("p{}_s", q);
       specs.push_back({fmt::format("{}_p{}", metric, q), fmt::format("{} p{}", label, q), Shape::kPercentile, metric,
                        static_cast<double>(q),
-                       [metric, field](const Run& r) { return number_or_nan(latency_block(r, metric)[field]); }, "s",
+                       [metric, field](const Run& r) { return number_or_nan(at_path(latency_block(r, metric), {field})); }, "s",
                        Direction::kLowerIsBetter});
     }
   }
@@ -347,7 +351,7 @@ std::vector<MetricSpec> sample_specs(const std::string& unit, Direction directio
     specs.push_back({fmt::format("p{}", q), fmt::format("p{}", q), Shape::kPercentile, "samples",
                      static_cast<double>(q),
                      [field, q](const Run& r) {
-                       if (r.result.is_object()) return number_or_nan(r.result[field]);
+                       if (r.result.is_object()) return number_or_nan(at_path(r.result, {field}));
                        const auto it = r.samples.find("samples");
                        if (it == r.samples.end() || it->second.empty()) return kNaN;
                        std::vector<double> sorted = it->second;

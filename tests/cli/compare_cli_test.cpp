@@ -513,6 +513,35 @@ TEST_F(CompareCli, BadInputIsOneLineAndExitTwo) {
   }
 }
 
+// A latency block with no percentiles has none to compare: "n/a" rows, not a crash (its p50 row read the block's
+// missing field through a const operator[], which segfaulted). A block that is not an object is an error.
+TEST_F(CompareCli, AnEmptyLatencyBlockIsNotApplicable) {
+  write_load("a", {}, 0, parameters(), 10);
+  const auto damaged = [&](const std::string& stem, const Json& block) {
+    std::ifstream in(path("a.json"));
+    Json doc = Json::parse(in);
+    doc["result"]["summary"]["latency"]["from_sent"]["ttft"] = block;
+    std::ofstream(path(stem + ".json")) << doc.dump();
+    return run({"compare", path("a.json"), path(stem + ".json"), "--json"});
+  };
+  const CliRun empty = damaged("empty", Json::object());
+  ASSERT_EQ(empty.code, 0) << empty.err;
+  const Json out = Json::parse(empty.out);
+  EXPECT_TRUE(metric(out, "ttft_p50")["ratio"].is_null());
+  EXPECT_NEAR(metric(out, "tpot_p99")["ratio"].get<double>(), 1.0, 1e-12);  // the other blocks still compare
+  const CliRun null = damaged("null", Json());
+  EXPECT_EQ(null.code, 2);
+  EXPECT_THAT(null.err, HasSubstr("null.json': result.summary.latency.from_sent.ttft is a null, not an object"));
+
+  // A stats result with no count is not a stats result.
+  std::ofstream(path("s.json")) << Json{{"schema_version", 1}, {"kind", "perfhound.stats"},
+                                        {"conditions", conditions({})}, {"result", Json::object()}}
+                                       .dump();
+  const CliRun r = run({"compare", path("s.json"), path("s.json")});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("s.json': result.count: missing"));
+}
+
 // Two real runs of the embedded simulator: the same harness, one change (the step time grows tenfold, so TPOT and
 // ITL do). The change is in the "target" condition, which must be declared. Steps of 1 ms and more keep the engine,
 // not a slow (sanitizer-built, loaded) client or server, setting each run's pace.
