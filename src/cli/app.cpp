@@ -22,6 +22,19 @@ std::string one_line(std::string message) {
   return message;
 }
 
+// The first option given an empty value (--url "", an empty positional): a flag left empty by a script's unset
+// variable would otherwise read as left out (load --url "" tested the embedded simulator). Flags without a value
+// (--json) are not asked.
+std::string first_empty_value(const CLI::App& command) {
+  for (const CLI::Option* opt : command.get_options()) {
+    if (opt->count() == 0 || opt->get_type_size() == 0) continue;
+    for (const std::string& value : opt->results()) {
+      if (value.empty()) return opt->get_name();
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 BuiltApp build_app() {
@@ -89,6 +102,10 @@ int run_app(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   for (auto& command : built.commands) {
     if (!app.got_subcommand(std::string(command->name()))) continue;
+    if (const std::string empty = first_empty_value(*app.get_subcommand(std::string(command->name()))); !empty.empty()) {
+      err << fmt::format("perfhound {}: {}: empty; give a value or leave the flag out\n", command->name(), empty);
+      return kExitUsage;
+    }
     Context context{argc, argv, &out, &err};
     try {
       auto result = command->run(context);

@@ -74,6 +74,26 @@ TEST(Cli, UnknownCommandOrFlagIsOneLineAndExitTwo) {
   }
 }
 
+// A flag given an empty value (a script's unset variable) is refused, never read as left out: load --url "" tested
+// the embedded simulator instead of the server meant. Each is one line naming the flag, before anything runs.
+TEST(Cli, AnEmptyValueIsRefusedNotLeftOut) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"load", "--url", ""}, "perfhound load: --url: empty"},
+      {{"load", "--slo", "", "--requests", "1"}, "perfhound load: --slo: empty"},
+      {{"mfu", "--model", "llama-3-8b", "--hw", "h200-sxm", "--phase", "decode", "--tpot", ""}, "perfhound mfu: --tpot: empty"},
+      {{"serve", "--port", ""}, "perfhound serve: --port: empty"},
+      {{"stats", ""}, "perfhound stats: "},
+  };
+  for (const auto& [args, expected] : cases) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << args[1];
+    EXPECT_THAT(r.err, HasSubstr(expected)) << args[1];
+    EXPECT_THAT(r.err, HasSubstr(": empty; give a value or leave the flag out\n")) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
 TEST(Cli, EveryFlagHasHelp) {
   BuiltApp built = build_app();
   for (const CLI::App* sub : built.app->get_subcommands({})) {

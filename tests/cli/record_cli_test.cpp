@@ -289,7 +289,7 @@ TEST(RecordCli, AMistakeInTheCommandLeavesTheOldTraceAlone) {
   EXPECT_TRUE(std::filesystem::is_directory(dir / "empty"));
   r = run({"record", "-o", "", "--", "true"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.err, HasSubstr("-o: give a file name"));
+  EXPECT_THAT(r.err, HasSubstr("--output: empty; give a value or leave the flag out"));
   std::filesystem::remove_all(dir);
 }
 
