@@ -55,6 +55,7 @@ class AuditCommand final : public Command {
   }
 
   core::Result<int> run(const Context& context) override {
+    PH_TRY(check_not_an_input("-o", output_.output_path, {path_}));
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
     if (list_rules_) {
       const auto document = report::make_json_document("audit", conditions, {{"rules", audit::rules_to_json()}});

@@ -569,6 +569,8 @@ class CompareCommand final : public Command {
     if (!samples_mode_ && (!column_.empty() || warmup_ != 0 || unit_ != "none")) {
       return core::Error{"--column, --unit and --warmup describe raw sample files: add --samples"};
     }
+    PH_TRY(check_not_an_input("-o", output_.output_path, files_));
+    PH_TRY(check_not_an_input("-o", output_.output_path, b_files_));
     PH_ASSIGN_OR_RETURN(const auto sides, split_sides(context));
     PH_ASSIGN_OR_RETURN(InputKind kind, read_inputs());
     if (higher_is_better_ && (kind == InputKind::kLoad || kind == InputKind::kSweep || kind == InputKind::kBench)) {

@@ -37,6 +37,8 @@ class LoadCommand final : public Command {
 
   core::Result<int> run(const Context& context) override {
     if (concurrency_ && rate_) return core::Error{"--concurrency and --rate: give one (closed or open loop), not both"};
+    PH_TRY(check_not_an_input("--records", records_, {flags_.dataset, output_.output_path}));
+    PH_TRY(check_not_an_input("-o", output_.output_path, {flags_.dataset}));
     // Under mpirun only rank 0 writes, and a folder on its host alone is fine: the write says so if not.
     if (!mpi::active()) PH_TRY(check_output_folder(output_));
     PH_ASSIGN_OR_RETURN(const auto session, LoadSession::open("load", flags_, context));

@@ -53,6 +53,9 @@ class MergeCommand final : public Command {
   }
 
   core::Result<int> run(const Context& context) override {
+    PH_TRY(check_not_an_input("-o", output_.output_path, paths_));
+    PH_TRY(check_not_an_input("--records", merged_path_, paths_));
+    PH_TRY(check_not_an_input("--records", merged_path_, {output_.output_path}));
     std::vector<ShardFile> files;
     for (const std::string& path : paths_) {
       ShardFile f;

@@ -1,5 +1,8 @@
 #include "cli/output.h"
 
+#include <fmt/format.h>
+
+#include <filesystem>
 #include <ostream>
 
 #include "core/output_file.h"
@@ -30,6 +33,28 @@ core::Status check_output_folder(const OutputOptions& options) {
 CLI::Validator a_file_name() {
   return CLI::Validator([](std::string& text) { return text.empty() ? std::string("give a file name, not ''") : std::string(); },
                         "FILE");
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ea, eb;
+  const fs::path pa = fs::weakly_canonical(fs::absolute(a, ea), ea);
+  const fs::path pb = fs::weakly_canonical(fs::absolute(b, eb), eb);
+  if (ea || eb) return false;
+  std::error_code ec;
+  if (pa == pb) return !fs::exists(pa, ec) || fs::is_regular_file(pa, ec);
+  return fs::is_regular_file(pa, ec) && fs::is_regular_file(pb, ec) && fs::equivalent(pa, pb, ec);
+}
+
+core::Status check_not_an_input(std::string_view flag, const std::string& output, const std::vector<std::string>& inputs) {
+  if (output.empty()) return {};
+  for (const std::string& input : inputs) {
+    if (!input.empty() && same_file(output, input)) {
+      return core::Error{fmt::format("{} '{}' is the input '{}': give another file (writing it would replace what it holds)",
+                                     flag, output, input)};
+    }
+  }
+  return {};
 }
 
 std::string conditions_block(const core::Conditions& conditions) {

@@ -27,6 +27,13 @@ core::Status check_output_folder(const OutputOptions& options);
 // A file-name flag given as '' is an error ("-o: give a file name, not ''"), not the flag left out.
 CLI::Validator a_file_name();
 
+// Whether two paths name one regular file (through links or other spellings; a file not yet there by its spelling).
+// A terminal or pipe is never one: `stats /dev/stdin -o /dev/stdout` reads and writes one tty.
+bool same_file(const std::string& a, const std::string& b);
+// "FLAG 'out' is the input 'in': give another file" when `output` names one of `inputs` (writing it would destroy
+// what was measured); fine when `output` is empty.
+core::Status check_not_an_input(std::string_view flag, const std::string& output, const std::vector<std::string>& inputs);
+
 // The conditions as the terminal reports end with them: a blank line, "conditions:", one indented line each.
 std::string conditions_block(const core::Conditions& conditions);
 // Each diagnostic as one line (core::format_diagnostic) on the context's error stream.

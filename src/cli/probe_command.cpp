@@ -46,17 +46,6 @@ core::Result<nlohmann::json> base_chip_json(const std::string& name_or_path) {
   return j;
 }
 
-// Whether two output paths name one regular file (or one not yet there): the second write would replace the
-// first. A terminal or pipe (-o /dev/stdout) takes both writes, one after the other.
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ea, eb;
-  const auto pa = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ea), ea);
-  const auto pb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, eb), eb);
-  if (ea || eb || pa != pb) return false;
-  std::error_code ec;
-  return !std::filesystem::exists(pa, ec) || std::filesystem::is_regular_file(pa, ec);
-}
-
 class ProbeCommand final : public Command {
  public:
   std::string_view name() const override { return "probe"; }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/headless_render.h"
+#include "cli/output.h"
 #include "core/text_file.h"
 #include "report/html_report.h"
 #include "report/json_document.h"
@@ -43,6 +44,7 @@ class ReportCommand final : public Command {
   }
 
   core::Result<int> run(const Context& context) override {
+    PH_TRY(check_not_an_input("-o", output_path_, paths_));
     std::vector<report::ReportInput> inputs;
     for (const std::string& path : paths_) {
       PH_ASSIGN_OR_RETURN(const std::string text, core::read_text_file(path));

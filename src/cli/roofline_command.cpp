@@ -71,6 +71,8 @@ class RooflineCommand final : public Command {
   }
 
   core::Result<int> run(const Context& context) override {
+    PH_TRY(check_not_an_input("--chart", chart_path_, {ncu_}));
+    PH_TRY(check_not_an_input("-o", output_.output_path, {ncu_}));
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
     if (!ncu_.empty()) {
       if (!flops_.empty() || !bytes_.empty() || !time_.empty()) {

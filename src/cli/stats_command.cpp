@@ -67,6 +67,7 @@ class StatsCommand final : public Command {
   }
 
   core::Result<int> run(const Context& context) override {
+    if (path_ != "-") PH_TRY(check_not_an_input("-o", output_.output_path, {path_}));
     PH_ASSIGN_OR_RETURN(const std::string input, read_input());
     PH_ASSIGN_OR_RETURN(core::SampleColumn column, core::parse_sample_column(input, {column_}, source_name()));
     const UnitSpec& unit = find_unit(unit_);

@@ -27,12 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 using core::format_duration_ns;
 
-// Whether two paths name one file (through links or different spellings); false if either does not exist.
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  return a == b || fs::equivalent(a, b, ec);
-}
-
 bool looks_like_trace_file(const fs::path& p) {
   const std::string name = p.filename().string();
   auto ends_with = [&](std::string_view s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };

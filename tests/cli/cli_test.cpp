@@ -94,6 +94,40 @@ TEST(Cli, AnEmptyValueIsRefusedNotLeftOut) {
   }
 }
 
+// An output flag that names an input would replace what was measured with the result (merge --records onto a
+// shard, stats -o onto its samples): refused before anything is read or written, the input left as it was.
+TEST(Cli, AnOutputThatIsAnInputIsRefused) {
+  const std::string in = temp_file("input.txt", "kept\n");
+  const std::string other = temp_file("other.txt", "kept\n");
+  const std::string link = in + ".link";
+  std::filesystem::remove(link);
+  std::filesystem::create_hard_link(in, link);  // another name, the same file
+  const std::vector<std::vector<std::string>> cases = {
+      {"stats", in, "-o", in},
+      {"stats", in, "-o", link},
+      {"merge", in, other, "--records", other},
+      {"merge", in, other, "-o", in},
+      {"merge", in, other, "--records", link, "-o", in},
+      {"report", in, "-o", link},
+      {"roofline", "--ncu", in, "--chart", in},
+      {"roofline", "--ncu", in, "-o", in},
+      {"audit", in, "-o", in},
+      {"compare", in, other, "-o", other},
+      {"load", "--dataset", in, "--records", in},
+      {"load", "--dataset", in, "-o", link},
+      {"load", "--records", in, "-o", in},
+  };
+  for (const auto& args : cases) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << args[0] << " " << args.back() << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("is the input '")) << args[0] << " " << args.back();
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  std::ifstream kept(in);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "kept\n");
+  for (const auto& p : {in, other, link}) std::filesystem::remove(p);
+}
+
 TEST(Cli, EveryFlagHasHelp) {
   BuiltApp built = build_app();
   for (const CLI::App* sub : built.app->get_subcommands({})) {
