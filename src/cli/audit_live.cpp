@@ -85,6 +85,15 @@ core::Result<int> run_live_audit(const LoadFlags& target, const LiveAuditOptions
                                     {o.cache_input_len, "--cache-input-len"}}) {
     if (value < 1) return core::Error{fmt::format("{}: must be at least 1, got {}", flag, value)};
   }
+  for (const auto& [value, flag] : {std::pair{o.input_len, "--input-len"}, {o.output_len, "--output-len"},
+                                    {o.cache_input_len, "--cache-input-len"}}) {
+    if (value > load::kMaxLengthTokens) {
+      return core::Error{fmt::format("{}: at most {} tokens, got {}", flag, load::kMaxLengthTokens, value)};
+    }
+  }
+  if (o.concurrency > load::kMaxConcurrency) {
+    return core::Error{fmt::format("--concurrency: at most {}, got {}", load::kMaxConcurrency, o.concurrency)};
+  }
   if (o.requests < 8) return core::Error{fmt::format("--requests: the intervals need at least 8, got {}", o.requests)};
   if (o.warmup < 0) return core::Error{fmt::format("--warmup: must be 0 or more, got {}", o.warmup)};
   if (o.output_len < 2) return core::Error{fmt::format("--output-len: TPOT needs at least 2 tokens, got {}", o.output_len)};

@@ -811,8 +811,9 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   State& s = *state_;
   const LoadFlags& f = s.flags;
   if (level.concurrency && level.rate) return core::Error{"--concurrency and --rate: give one (closed or open loop), not both"};
-  if (level.concurrency && *level.concurrency < 1) {
-    return core::Error{fmt::format("--concurrency: must be at least 1, got {}", *level.concurrency)};
+  if (level.concurrency && (*level.concurrency < 1 || *level.concurrency > load::kMaxConcurrency)) {
+    return core::Error{fmt::format("--concurrency: must be 1 to {} (more is more clients: --shard), got {}",
+                                   load::kMaxConcurrency, *level.concurrency)};
   }
   PH_ASSIGN_OR_RETURN(const auto workload, s.make_workload());
   const bool replay = s.replay;

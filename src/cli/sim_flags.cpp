@@ -11,6 +11,12 @@
 #include "sim/engine.h"
 
 namespace perfhound::cli {
+namespace {
+
+constexpr double kMinTimeScale = 1e-3;
+constexpr double kMaxTimeScale = 1e6;
+
+}  // namespace
 
 void SimFlags::add_to(CLI::App& app, const std::string& prefix) {
   prefix_ = prefix;
@@ -24,7 +30,9 @@ void SimFlags::add_to(CLI::App& app, const std::string& prefix) {
   app.add_option(flag("time-scale"), time_scale_, "Simulated seconds per wall second (e.g. 100 for fast tests)")->default_val(1.0);
   app.add_option(flag("seed"), seed_, "Seed of every random choice (faults), written at start")->default_val(1)
       ->check(whole_number_in(0));
-  app.add_option(flag("max-num-seqs"), max_num_seqs_, "Running sequences at most")->default_val(sim::kDefaultMaxNumSeqs);
+  // Bounded: the engine keeps room for every running sequence from the start (2^31 of them is a bad_alloc).
+  app.add_option(flag("max-num-seqs"), max_num_seqs_, "Running sequences at most")->default_val(sim::kDefaultMaxNumSeqs)
+      ->check(whole_number_in(1, 1'000'000));
   app.add_option(flag("max-num-batched-tokens"), max_batched_, "Tokens per engine step at most (chunked prefill budget)")
       ->default_val(sim::kDefaultMaxNumBatchedTokens);
   app.add_option(flag("gpu-memory-utilization"), memory_utilization_, "Share of GPU memory for weights and KV cache")
@@ -68,7 +76,10 @@ core::Result<SimulatedServer> SimFlags::build() const {
     total += v;
   }
   if (total > 1.0) return core::Error{fmt::format("{}fault-*: the fractions add up to more than 1", prefix_)};
-  if (!(time_scale_ > 0)) return core::Error{fmt::format("{}: must be positive, got {}", flag("time-scale"), time_scale_)};
+  // Past a million, a 10 ms step is under 10 wall ns and rounds to nothing; under a thousandth it is 10 s.
+  if (!(time_scale_ >= kMinTimeScale && time_scale_ <= kMaxTimeScale)) {
+    return core::Error{fmt::format("{}: must be {:g} to {:g}, got {:g}", flag("time-scale"), kMinTimeScale, kMaxTimeScale, time_scale_)};
+  }
   PH_ASSIGN_OR_RETURN(const std::int64_t stall_ns, core::parse_duration_ns(stall_).with_context(flag("stall")));
   faults.stall_ms = stall_ns / 1'000'000;
   faults.seed = seed_;

@@ -12,6 +12,7 @@
 #include "cli/output.h"
 #include "core/units.h"
 #include "core/text_file.h"
+#include "load/load_runner.h"
 #include "load/slo.h"
 #include "load/sweep_analysis.h"
 #include "report/json_document.h"
@@ -156,7 +157,9 @@ class SweepCommand final : public Command {
       return core::Error{"--concurrency or --rate: give one list (closed or open loop), e.g. --concurrency 1,8,32"};
     }
     if (points_ < 1) return core::Error{fmt::format("--points: must be at least 1, got {}", points_)};
-    if (auto_concurrency_ < 1) return core::Error{fmt::format("--auto-concurrency: must be at least 1, got {}", auto_concurrency_)};
+    if (auto_concurrency_ < 1 || auto_concurrency_ > load::kMaxConcurrency) {
+      return core::Error{fmt::format("--auto-concurrency: must be 1 to {}, got {}", load::kMaxConcurrency, auto_concurrency_)};
+    }
     PH_ASSIGN_OR_RETURN(const std::int64_t cooldown_ns, core::parse_duration_ns(cooldown_).with_context("--cooldown"));
     if (cooldown_ns < 0) return core::Error{"--cooldown: must not be negative"};
     if (expected_rate_ && !(*expected_rate_ > 0)) return core::Error{"--expected-rate: must be positive (req/s)"};
@@ -166,7 +169,14 @@ class SweepCommand final : public Command {
     std::vector<PlannedPoint> plan;
     if (closed) {
       PH_ASSIGN_OR_RETURN(const auto list, load::parse_load_list(concurrency_, "--concurrency", true));
-      for (const double c : list) plan.push_back(closed_point(static_cast<std::int64_t>(c), fmt::format("concurrency {}", c)));
+      for (const double c : list) {
+        // Checked before the first point: a point refused minutes in would end a sweep half done.
+        if (c > static_cast<double>(load::kMaxConcurrency)) {
+          return core::Error{fmt::format("--concurrency: {} is over the {} one client keeps in flight (more is more "
+                                         "clients: --shard)", c, load::kMaxConcurrency)};
+        }
+        plan.push_back(closed_point(static_cast<std::int64_t>(c), fmt::format("concurrency {}", c)));
+      }
     } else if (!rate_auto) {
       PH_ASSIGN_OR_RETURN(const auto list, load::parse_load_list(rate_, "--rate", false));
       for (const double r : list) plan.push_back(rate_point(r));

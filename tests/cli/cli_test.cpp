@@ -128,6 +128,28 @@ TEST(Cli, AnOutputThatIsAnInputIsRefused) {
   for (const auto& p : {in, other, link}) std::filesystem::remove(p);
 }
 
+// Values past what the machine or the simulator can hold are refused up front, one line each: each of these aborted
+// (a time scale that rounds a step to 0 ns, 100000001-token prompts), ran out of memory (2^31 slots, 2^31 running
+// sequences) or would have failed a sweep minutes in.
+TEST(Cli, OutOfRangeLoadsAreRefusedBeforeTheyRun) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"load", "--requests", "5", "--sim-time-scale", "1e15"}, "--sim-time-scale: must be 0.001 to 1e+06, got 1e+15"},
+      {{"load", "--requests", "5", "--sim-time-scale", "1e-300"}, "--sim-time-scale: must be 0.001 to 1e+06"},
+      {{"load", "--requests", "5", "--concurrency", "2147483648"}, "--concurrency: must be 1 to 100000"},
+      {{"sweep", "--concurrency", "1,100001", "--out", "/nonexistent/never-made"}, "--concurrency: 100001 is over the 100000"},
+      {{"sweep", "--rate", "auto", "--auto-concurrency", "2147483647"}, "--auto-concurrency: must be 1 to 100000"},
+      {{"audit", "--live", "--requests", "8", "--input-len", "100000001"}, "--input-len: at most 100000000 tokens"},
+      {{"audit", "--live", "--requests", "8", "--concurrency", "2147483647"}, "--concurrency: at most 100000"},
+      {{"serve", "--max-num-seqs", "2147483647"}, "--max-num-seqs: must be 1 to 1000000"},
+  };
+  for (const auto& [args, expected] : cases) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << expected << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(expected));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
 TEST(Cli, EveryFlagHasHelp) {
   BuiltApp built = build_app();
   for (const CLI::App* sub : built.app->get_subcommands({})) {
