@@ -73,9 +73,15 @@ Json plain_scalar(const std::string& s) {
   return s;
 }
 
+// A claim file is a few dozen values. An alias repeats its anchor's whole subtree, so eight nested levels of two
+// aliases each make a 300-byte file of billions of values (10 GB before it failed): the converted values are
+// counted, and past this the file is refused.
+constexpr std::size_t kMaxYamlValues = 100'000;
+
 struct YamlConverter {
   std::map<std::string, int, std::less<>>& lines;
   std::string path;
+  std::size_t values = 0;
 
   static std::string escape_token(const std::string& key) {
     std::string out;
@@ -92,6 +98,10 @@ struct YamlConverter {
   }
 
   core::Result<Json> convert(const YAML::Node& node, const std::string& pointer) {
+    if (++values > kMaxYamlValues) {
+      return core::Error{fmt::format("'{}': more than {} values (aliases that repeat aliases?): not a claim file", path,
+                                     kMaxYamlValues)};
+    }
     lines[pointer] = node.Mark().line + 1;
     switch (node.Type()) {
       case YAML::NodeType::Undefined:

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -392,6 +393,23 @@ TEST(SourceDocument, YamlScalarsFollowTheCoreSchema) {
   EXPECT_TRUE(std::isinf(doc.json()["g"].get<double>()));
   EXPECT_EQ(SourceDocument::field_name("/baseline/conditions/batch"), "baseline.conditions.batch");
   EXPECT_EQ(SourceDocument::field_name("/spread/ci/1"), "spread.ci[1]");
+}
+
+// Aliases repeat their anchor's subtree: nine levels of nine make 9^9 (387 million) values from 300 bytes. Past
+// 100000 values the file is refused; a small one with aliases still reads.
+TEST(SourceDocument, AliasesThatMultiplyAreRefused) {
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n";
+  for (char level = 'b'; level <= 'i'; ++level) {
+    bomb += fmt::format("{}: &{} [", level, level);
+    for (int k = 0; k < 9; ++k) bomb += fmt::format("{}*{}", k ? ", " : "", static_cast<char>(level - 1));
+    bomb += "]\n";
+  }
+  const auto refused = SourceDocument::parse("bomb.yaml", bomb);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.error().message, HasSubstr("'bomb.yaml': more than 100000 values"));
+  const auto small = SourceDocument::parse("small.yaml", "a: &a [1, 2, 3]\nb: [*a, *a, *a]\n");
+  ASSERT_TRUE(small.ok()) << small.error().message;
+  EXPECT_EQ(small->json()["b"][2][1], 2);
 }
 
 }  // namespace
