@@ -72,9 +72,7 @@ std::optional<double> percentile_key(std::string_view key) {
   std::string q(key.substr(1));
   std::replace(q.begin(), q.end(), '_', '.');
   if (q.find_first_not_of("0123456789.") != std::string::npos || q.front() == '.') return std::nullopt;
-  const double v = std::stod(q);
-  if (!(v >= 0 && v <= 100)) return std::nullopt;
-  return v;
+  return percentile_number(q);
 }
 
 class ClaimFileImporter final : public ClaimImporter {

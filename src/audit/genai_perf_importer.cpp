@@ -163,10 +163,12 @@ class GenaiPerfImporter final : public ClaimImporter {
     std::vector<PercentileField> order;
     for (const auto& [key, value] : doc.find(base)->items()) {
       if (key.size() < 2 || key[0] != 'p' || key.find_first_not_of("0123456789.", 1) != std::string::npos) continue;
+      const auto q = percentile_number(std::string_view(key).substr(1));
+      if (!q) continue;
       PH_ASSIGN_OR_RETURN(const auto v, stat(base + "/" + key));
       if (!v) continue;
-      f.percentiles_s[std::stod(key.substr(1))] = *v * *scale;
-      order.push_back({std::stod(key.substr(1)), *v, base + "/" + key});
+      f.percentiles_s[*q] = *v * *scale;
+      order.push_back({*q, *v, base + "/" + key});
     }
     // min and max bound every percentile; genai-perf writes both.
     PH_ASSIGN_OR_RETURN(const auto min, stat(base + "/min"));

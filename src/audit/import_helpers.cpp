@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -113,6 +114,15 @@ std::optional<bool> warmup_discards(std::string_view text) {
   if (t == "yes" || t == "true") return true;
   if (const auto n = leading_number(t)) return *n > 0;
   return std::nullopt;
+}
+
+std::optional<double> percentile_number(std::string_view digits) {
+  double q = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), q);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || !(q >= 0 && q <= 100)) {
+    return std::nullopt;
+  }
+  return q;
 }
 
 std::optional<double> seconds_per_unit(std::string_view unit) {

@@ -57,6 +57,10 @@ core::Status check_percentile_order(const SourceDocument& doc, std::vector<Perce
 // "0 requests", "0", "none", "no" -> false; text with no leading number and none of those words -> nullopt.
 std::optional<bool> warmup_discards(std::string_view text);
 
+// The percentile a key's digits name ("99", "99.9" -> 99, 99.9), or nullopt unless the whole text is a number from
+// 0 to 100 ("", ".", a 400-digit run): keys a writer did not mean as percentiles are passed over, not thrown on.
+std::optional<double> percentile_number(std::string_view digits);
+
 // Seconds per unit for a latency unit a tool writes ("ms", "s", "sec", "us", "ns"), or nullopt.
 std::optional<double> seconds_per_unit(std::string_view unit);
 

@@ -165,10 +165,12 @@ class VllmBenchImporter final : public ClaimImporter {
       if (key.size() <= suffix.size() + 1 || key[0] != 'p' || !key.ends_with(suffix)) continue;
       const std::string q_text = key.substr(1, key.size() - 1 - suffix.size());
       if (q_text.find_first_not_of("0123456789.") != std::string::npos) continue;
+      const auto q = percentile_number(q_text);
+      if (!q) continue;
       PH_ASSIGN_OR_RETURN(const auto v, stat("/" + key));
       if (!v) continue;
-      f.percentiles_s[std::stod(q_text)] = *v * 1e-3;
-      order.push_back({std::stod(q_text), *v, "/" + key});
+      f.percentiles_s[*q] = *v * 1e-3;
+      order.push_back({*q, *v, "/" + key});
     }
     PH_TRY(check_percentile_order(doc, std::move(order)));
     return f;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <ostream>
@@ -121,7 +122,9 @@ constexpr std::string_view kDefaultWarmup = "10";
 core::Status parse_warmup(std::string_view text, std::uint64_t& requests, std::int64_t& ns) {
   if (text.empty()) return core::Error{"--warmup: empty (use a request count like 10 or a time like 5s)"};
   if (std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    requests = std::stoull(std::string(text));
+    if (std::from_chars(text.data(), text.data() + text.size(), requests).ec != std::errc()) {
+      return core::Error{fmt::format("--warmup: {} requests is more than a count holds", text)};
+    }
     return core::Status::success();
   }
   auto parsed = core::parse_duration_ns(text);

@@ -96,8 +96,9 @@ Result<SampleColumn> parse_sample_column(std::string_view text, const ColumnSele
       if (selector.spec.empty()) {
         column = 0;
       } else if (is_index(selector.spec)) {
-        const auto index = std::stoul(selector.spec);
-        if (index == 0 || index > fields.size()) {
+        std::size_t index = 0;
+        const auto parsed = std::from_chars(selector.spec.data(), selector.spec.data() + selector.spec.size(), index);
+        if (parsed.ec != std::errc() || index == 0 || index > fields.size()) {
           return Error{fmt::format("{} line {}: --column {} is out of range (the line has {} column{})", source_name,
                                    line_no, selector.spec, fields.size(), fields.size() == 1 ? "" : "s")};
         }

@@ -277,6 +277,26 @@ TEST(VllmBenchImporter, WrongTypesAndImpossibleValuesAreErrors) {
   EXPECT_EQ(import_fixture("vllm_bench_serve_clean.json").warmup, "20 requests");
 }
 
+// Keys shaped like percentiles that name none ("p.", a 400-digit run, past 100) are passed over, as a key the
+// writer did not mean as one; std::stod threw on them ("unexpected error: stod").
+TEST(ClaimImporter, KeysThatOnlyLookLikePercentilesArePassedOver) {
+  const std::string nines(400, '9');
+  auto vllm = nlohmann::json::parse(read_fixture("vllm_bench_serve_clean.json"));
+  vllm["p._ttft_ms"] = 1.0;
+  vllm["p" + nines + "_ttft_ms"] = 1.0;
+  vllm["p101_ttft_ms"] = 1.0;
+  const auto v = import_claim("v.json", vllm.dump());
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  auto genai = nlohmann::json::parse(read_fixture("genai_perf_flat.json"));
+  genai["time_to_first_token"]["p."] = 1.0;
+  genai["time_to_first_token"]["p" + nines] = 1.0;
+  const auto g = import_claim("g.json", genai.dump());
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  for (const auto& l : g->latencies) {
+    for (const auto& [q, value] : l.percentiles_s) EXPECT_LE(q, 100) << l.metric;
+  }
+}
+
 TEST(GenaiPerfImporter, WrongTypesAndImpossibleValuesAreErrors) {
   const auto clean = nlohmann::json::parse(read_fixture("genai_perf_flat.json"));
   const auto error_with = [&](const nlohmann::json::json_pointer& at, const nlohmann::json& value) {
