@@ -64,6 +64,7 @@ CLI::Validator positive_number() {
         const std::errc parsed = parse_whole(text, x);
         if (parsed == std::errc::result_out_of_range) return fmt::format("out of a double's range, got '{}'", text);
         if (parsed != std::errc() || std::isnan(x)) return fmt::format("must be a number, got '{}'", text);
+        if (std::isinf(x)) return fmt::format("must be a finite number, got {}", text);  // a rate of inf: a time of 0
         return x > 0 ? std::string() : fmt::format("must be above 0, got {}", text);
       },
       "X > 0");

@@ -41,6 +41,8 @@ TEST(NumberChecks, RealNumbers) {
   EXPECT_EQ(check(positive_number(), "1e-9"), "");
   EXPECT_EQ(check(positive_number(), "0"), "must be above 0, got 0");
   EXPECT_EQ(check(positive_number(), "fast"), "must be a number, got 'fast'");
+  EXPECT_EQ(check(positive_number(), "inf"), "must be a finite number, got inf");  // mfu printed "MFU inf%"
+  EXPECT_EQ(check(positive_number(), "Infinity"), "must be a finite number, got Infinity");
   // Past a double (max about 1.8e308): not infinity, an error that says why.
   EXPECT_EQ(check(number_in(0), "1e999"), "out of a double's range, got '1e999'");
   EXPECT_EQ(check(positive_number(), "1e999"), "out of a double's range, got '1e999'");
