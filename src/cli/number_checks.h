@@ -16,7 +16,7 @@ inline constexpr long long kNoUpperBound = std::numeric_limits<long long>::max()
 CLI::Validator whole_number_in(long long lo, long long hi = kNoUpperBound);
 // A number in [lo, hi] (hi = infinity: lo or more).
 CLI::Validator number_in(double lo, double hi = std::numeric_limits<double>::infinity());
-// A number above zero.
+// A finite number above zero.
 CLI::Validator positive_number();
 // A condition stated in words (--framework, --hardware): not blank, and one line, as every condition is printed.
 CLI::Validator condition_text();
