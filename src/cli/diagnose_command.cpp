@@ -97,7 +97,9 @@ core::Result<std::string> add_input(diagnose::Evidence& evidence, const std::str
     if (first != std::string::npos && head[first] == '{') {
       auto text = core::read_text_file(path);
       const auto j = text.ok() ? nlohmann::ordered_json::parse(*text, nullptr, false) : nlohmann::ordered_json();
-      if (j.is_object() && j.contains("schema_version") && j.value("kind", std::string()).starts_with("perfhound.")) {
+      const auto kind = j.is_object() ? j.find("kind") : j.end();
+      if (j.is_object() && j.contains("schema_version") && kind != j.end() && kind->is_string() &&
+          kind->get_ref<const std::string&>().starts_with("perfhound.")) {
         return add_document(*text);
       }
     }

@@ -37,6 +37,29 @@ struct ShardFile {
   std::optional<load::Shard> shard;
 };
 
+// The header fields merge reads, each of the type perfhound load writes: an edited header is one line naming the
+// field, not a JSON type error.
+core::Status check_header_fields(const std::string& path, const nlohmann::ordered_json& header) {
+  const auto wrong = [&](const std::string& field, const nlohmann::ordered_json& value, const char* expected) {
+    return core::Error{fmt::format("'{}' line 1: header.{} is a {}, not {}", path, field, value.type_name(), expected)};
+  };
+  if (!header.contains("parameters") || !header["parameters"].is_object()) {
+    return core::Error{fmt::format("'{}' line 1: the header has no object 'parameters' (perfhound load --records writes one)", path)};
+  }
+  if (header.contains("host") && !header["host"].is_object()) return wrong("host", header["host"], "an object");
+  if (header.contains("host") && header["host"].contains("hostname") && !header["host"]["hostname"].is_string()) {
+    return wrong("host.hostname", header["host"]["hostname"], "a string");
+  }
+  if (header.contains("timestamp_utc") && !header["timestamp_utc"].is_string()) {
+    return wrong("timestamp_utc", header["timestamp_utc"], "a string");
+  }
+  for (const char* key : {"shard", "latency_from", "load", "slo"}) {
+    const auto& params = header["parameters"];
+    if (params.contains(key) && !params[key].is_string()) return wrong(std::string("parameters.") + key, params[key], "a string");
+  }
+  return {};
+}
+
 class MergeCommand final : public Command {
  public:
   std::string_view name() const override { return "merge"; }
@@ -61,6 +84,7 @@ class MergeCommand final : public Command {
       ShardFile f;
       f.path = path;
       PH_ASSIGN_OR_RETURN(f.records, load::read_records_jsonl(path, &f.header));
+      PH_TRY(check_header_fields(path, f.header));
       const auto& params = f.header["parameters"];
       if (params.contains("shard")) {
         PH_ASSIGN_OR_RETURN(f.shard, load::parse_shard(params["shard"].get<std::string>()).with_context(fmt::format("'{}'", path)));

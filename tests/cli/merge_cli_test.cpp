@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <map>
@@ -170,7 +171,22 @@ TEST_F(MergeCli, FilesThatAreNotSharesOfOneLoadAreOneLineErrors) {
   // Another load: the fixture's flags with constant arrivals instead of Poisson (CLI11 refuses a repeated flag).
   ASSERT_NE(load("other.jsonl", {"--shard", "1/2", "--arrival", "constant"}).code, 2);
   ASSERT_NE(load("of3.jsonl", {"--shard", "1/3"}).code, 2);
+  // Shard 1 with an edited header: a host that is not an object, a hostname of null (each a JSON type error before).
+  const auto edited = [&](const std::string& stem, const std::function<void(nlohmann::json&)>& edit) {
+    ASSERT_NE(load(stem + "_src.jsonl", {"--shard", "1/2"}).code, 2);
+    std::ifstream in(path(stem + "_src.jsonl"));
+    std::string first, rest, line;
+    std::getline(in, first);
+    while (std::getline(in, line)) rest += line + "\n";
+    auto header = nlohmann::json::parse(first);
+    edit(header);
+    std::ofstream(path(stem + ".jsonl")) << header.dump() << "\n" << rest;
+  };
+  edited("hosts", [](nlohmann::json& h) { h["header"]["host"] = "x"; });
+  edited("hostname", [](nlohmann::json& h) { h["header"]["host"]["hostname"] = nullptr; });
   for (const auto& [files, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"s0.jsonl", "hosts.jsonl"}, "hosts.jsonl' line 1: header.host is a string, not an object"},
+           {{"s0.jsonl", "hostname.jsonl"}, "hostname.jsonl' line 1: header.host.hostname is a null, not a string"},
            {{"s0.jsonl", "s0.jsonl"}, "are both shard 0/2"},
            {{"s0.jsonl", "one.jsonl"}, "request index 0 is also in"},
            {{"s0.jsonl", "other.jsonl"}, "load 'open loop, 200 req/s constant' differs"},
