@@ -28,16 +28,20 @@ InterruptGuard::InterruptGuard() {
   g_signal = 0;
   install(SIGINT, &old_int_);
   install(SIGTERM, &old_term_);
+  hangup_ = ::sigaction(SIGHUP, nullptr, &old_hup_) == 0 && old_hup_.sa_handler != SIG_IGN;
+  if (hangup_) install(SIGHUP, nullptr);
 }
 
 InterruptGuard::~InterruptGuard() {
   ::sigaction(SIGINT, &old_int_, nullptr);
   ::sigaction(SIGTERM, &old_term_, nullptr);
+  if (hangup_) ::sigaction(SIGHUP, &old_hup_, nullptr);
 }
 
 void InterruptGuard::rearm() {
   install(SIGINT, nullptr);
   install(SIGTERM, nullptr);
+  if (hangup_) install(SIGHUP, nullptr);
 }
 
 int InterruptGuard::signal() const { return g_signal.load(); }

@@ -1,4 +1,4 @@
-// SIGINT / SIGTERM between measurements (a sweep's cooldown, the moments between its points): noted instead of
+// SIGINT / SIGTERM (and SIGHUP, unless ignored as nohup ignores it) between measurements (a sweep's cooldown, the moments between its points): noted instead of
 // fatal, so the command stops at the next boundary and writes what it measured, marked partial. While a load
 // runs, the load runner's own signal set takes the signals; when it ends Asio puts back the default action,
 // so rearm() after every run.
@@ -25,6 +25,8 @@ class InterruptGuard {
  private:
   struct sigaction old_int_ {};
   struct sigaction old_term_ {};
+  struct sigaction old_hup_ {};
+  bool hangup_ = false;  // SIGHUP noted too: it was not ignored (nohup) when the guard was made
 };
 
 }  // namespace perfhound::cli

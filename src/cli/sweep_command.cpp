@@ -216,8 +216,9 @@ class SweepCommand final : public Command {
     const auto stopped_before = [&](const PlannedPoint& p) {
       const bool cooled = done_.empty() || cooldown_ns == 0 || !guard.sleep_unless_interrupted(cooldown_ns);
       if (cooled && guard.signal() == 0) return false;
-      err << fmt::format("perfhound sweep: interrupted ({}) before {}\n", guard.signal() == SIGINT ? "SIGINT" : "SIGTERM",
-                         p.label);
+      const int sig = guard.signal();
+      err << fmt::format("perfhound sweep: interrupted ({}) before {}\n",
+                         sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP", p.label);
       return true;
     };
     // The order of measurement, for "point k/n": done_ holds the points in load order, so --rate auto's middle

@@ -133,8 +133,14 @@ class Runner {
     raise_descriptor_limit();
     start_ = Clock::now();
     const double cpu_start = thread_cpu_seconds();
+    // SIGHUP too (the terminal closed, an ssh session dropped), unless it was ignored when perfhound started: under
+    // nohup the run goes on, as nohup asks.
+    struct sigaction hangup {};
+    if (::sigaction(SIGHUP, nullptr, &hangup) == 0 && hangup.sa_handler != SIG_IGN) signals_.add(SIGHUP);
     signals_.async_wait([this](const ErrorCode& ec, int signal) {
-      if (!ec) stop(fmt::format("interrupted ({})", signal == SIGINT ? "SIGINT" : "SIGTERM"), true);
+      if (!ec) {
+        stop(fmt::format("interrupted ({})", signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP"), true);
+      }
     });
     net::co_spawn(ioc_, ticker(), net::detached);
     if (plan_.mode == LoadMode::kClosedLoop) {

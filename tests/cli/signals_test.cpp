@@ -1,4 +1,4 @@
-// SIGINT and SIGTERM sent to a real perfhound process (the binary, not run_app in-process, so the signal
+// SIGINT, SIGTERM and SIGHUP sent to a real perfhound process (the binary, not run_app in-process, so the signal
 // dispositions are the ones a user's Ctrl-C meets): load, sweep and record keep what they measured, say the
 // result is partial, and end promptly with 130 (128 + SIGINT, as shells report an interrupted run) or, for
 // record, the recorded program's own exit code.
@@ -43,6 +43,7 @@ class Process {
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGHUP, SIG_DFL);
     std::vector<char*> argv{const_cast<char*>(PERFHOUND_BINARY)};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -119,7 +120,7 @@ class Signals : public ::testing::TestWithParam<int> {
   }
   void TearDown() override { fs::remove_all(dir_); }
   int sig() const { return GetParam(); }
-  const char* sig_name() const { return sig() == SIGINT ? "SIGINT" : "SIGTERM"; }
+  const char* sig_name() const { return sig() == SIGINT ? "SIGINT" : sig() == SIGTERM ? "SIGTERM" : "SIGHUP"; }
   fs::path dir_;
 };
 
@@ -201,7 +202,7 @@ TEST_P(Signals, RecordPassesTheSignalToTheProgramAndReturnsItsExitCode) {
     GTEST_SKIP() << "built without CUPTI";
   }
   Process p({"record", "-o", (dir_ / "t.json").string(), "--", "/bin/sh", "-c",
-             "trap 'exit 3' INT TERM; echo ready; while :; do sleep 0.02; done"},
+             "trap 'exit 3' INT TERM HUP; echo ready; while :; do sleep 0.02; done"},
             dir_);
   ASSERT_TRUE(eventually([&] { return p.out().find("ready") != std::string::npos; }, std::chrono::seconds(10)));
   p.send(sig());
@@ -209,8 +210,10 @@ TEST_P(Signals, RecordPassesTheSignalToTheProgramAndReturnsItsExitCode) {
   EXPECT_THAT(p.err(), HasSubstr("exited 3"));
 }
 
-INSTANTIATE_TEST_SUITE_P(, Signals, ::testing::Values(SIGINT, SIGTERM),
-                         [](const auto& info) { return std::string(info.param == SIGINT ? "Sigint" : "Sigterm"); });
+// SIGHUP: the terminal a run was started from closed (an ssh session dropped); the run keeps what it measured.
+INSTANTIATE_TEST_SUITE_P(, Signals, ::testing::Values(SIGINT, SIGTERM, SIGHUP), [](const auto& info) {
+  return std::string(info.param == SIGINT ? "Sigint" : info.param == SIGTERM ? "Sigterm" : "Sighup");
+});
 
 }  // namespace
 }  // namespace perfhound
