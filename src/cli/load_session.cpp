@@ -614,7 +614,11 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
       return core::Error{fmt::format("--window: {} leaves fewer than 6 windows in --soak {}; drift needs 6", f.window, f.soak)};
     }
   }
-  if (!(f.trace_speedup > 0)) return core::Error{fmt::format("--trace-speedup: must be positive, got {}", f.trace_speedup)};
+  // A trace's times are divided by it: past a million a second of trace is a microsecond, and under a millionth
+  // the arrivals' nanoseconds overflow (1e-300 replayed 3 requests as 1, all warm-up).
+  if (!(f.trace_speedup >= 1e-6 && f.trace_speedup <= 1e6)) {
+    return core::Error{fmt::format("--trace-speedup: must be 1e-06 to 1e+06, got {:g}", f.trace_speedup)};
+  }
   if (f.max_concurrency < 0) return core::Error{"--max-concurrency: must be >= 0"};
   if (!f.slo.empty()) {
     PH_ASSIGN_OR_RETURN(s->slo, load::parse_slo(f.slo).with_context("--slo"));

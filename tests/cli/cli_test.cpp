@@ -141,6 +141,8 @@ TEST(Cli, OutOfRangeLoadsAreRefusedBeforeTheyRun) {
       {{"audit", "--live", "--requests", "8", "--input-len", "100000001"}, "--input-len: at most 100000000 tokens"},
       {{"audit", "--live", "--requests", "8", "--concurrency", "2147483647"}, "--concurrency: at most 100000"},
       {{"serve", "--max-num-seqs", "2147483647"}, "--max-num-seqs: must be 1 to 1000000"},
+      {{"load", "--requests", "3", "--trace-speedup", "1e-300"}, "--trace-speedup: must be 1e-06 to 1e+06, got 1e-300"},
+      {{"load", "--requests", "3", "--trace-speedup", "inf"}, "--trace-speedup: must be 1e-06 to 1e+06, got inf"},
       // Past 2^64: std::stoull threw ("unexpected error: stoull").
       {{"load", "--warmup", "18446744073709551616", "--requests", "1"}, "--warmup: 18446744073709551616 requests is more"},
       {{"stats", temp_file("two.txt", "1\n2\n"), "--column", "99999999999999999999999"},
