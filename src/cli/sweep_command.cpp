@@ -45,7 +45,7 @@ struct PointFigures {
   std::string status;
   bool partial = false, client_limited = false, in_slo = false;
   double requests_per_s = NAN, output_tokens_per_s = NAN, goodput_per_s = NAN;
-  std::uint64_t completed = 0, failed = 0;
+  std::uint64_t completed = 0, failed = 0, warmup = 0;
   struct Quantiles {
     double p50 = NAN, p95 = NAN, p99 = NAN;
   };
@@ -71,6 +71,7 @@ PointFigures read_figures(const nlohmann::ordered_json& document) {
   if (s.contains("goodput") && s["goodput"].is_object()) f.goodput_per_s = number_or_nan(s["goodput"]["requests_per_s"]);
   f.completed = s["requests"].value("completed", 0ULL);
   f.failed = s["requests"].value("failed", 0ULL);
+  f.warmup = s["requests"].value("warmup_discarded", 0ULL);
   // Open-loop points are judged from the intended send time (no coordinated omission), closed-loop ones from
   // the actual send time, as the load run itself reports them.
   const auto& parameters = document.at("conditions").at("parameters");
@@ -90,7 +91,7 @@ core::Result<nlohmann::ordered_json> read_document(const std::filesystem::path& 
   PH_ASSIGN_OR_RETURN(const std::string text, core::read_text_file(path.string()));
   auto j = nlohmann::ordered_json::parse(text, nullptr, false);
   if (j.is_discarded()) return core::Error{fmt::format("{}: not valid JSON", path.string())};
-  if (!j.is_object() || j.value("kind", "") != "perfhound.load" || !j.contains("result") ||
+  if (!j.is_object() || !j.contains("kind") || j["kind"] != "perfhound.load" || !j.contains("result") ||
       !j.contains("conditions") || !j["conditions"].contains("parameters")) {
     return core::Error{fmt::format("{}: not a perfhound load result", path.string())};
   }
@@ -98,9 +99,12 @@ core::Result<nlohmann::ordered_json> read_document(const std::filesystem::path& 
 }
 
 std::string describe_point_text(const PlannedPoint& p, const PointFigures& f, std::size_t n, std::size_t of) {
-  std::string out = fmt::format("point {}/{}: {}: {}{}, {} completed, {} failed, {:.2f} req/s, {:.0f} output tok/s", n,
-                                of, p.label, f.status, f.client_limited ? " (client-limited)" : "", f.completed,
-                                f.failed, f.requests_per_s, f.output_tokens_per_s);
+  // The warm-up a point discarded: a closed loop's default rises to one per slot, so the sweep's stated policy
+  // ("10 requests, or one per slot ...") does not say the number.
+  std::string out = fmt::format("point {}/{}: {}: {}{}, {} completed, {} failed ({} warm-up discarded), {:.2f} req/s, "
+                                "{:.0f} output tok/s",
+                                n, of, p.label, f.status, f.client_limited ? " (client-limited)" : "", f.completed,
+                                f.failed, f.warmup, f.requests_per_s, f.output_tokens_per_s);
   if (std::isfinite(f.goodput_per_s)) out += fmt::format(", goodput {:.2f} req/s", f.goodput_per_s);
   out += "\n";
   report::TableWriter table({{"metric", report::Align::kLeft}, {"p50"}, {"p95"}, {"p99"}});

@@ -3,6 +3,7 @@
 // --resume, --rate auto's plan, the operating point and the exit codes.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gmock/gmock.h>
@@ -100,6 +101,17 @@ TEST_F(SweepCli, EachPointsDiagnosticsAreTheSweeps) {
   const CliRun text = run(args({"--concurrency", "1,4"}));
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr("\nwarning [few-samples-for-tail]: concurrency 4: p99 from 12 completed requests\n"));
+  // Each point says the warm-up it discarded: --warmup 3 here.
+  EXPECT_THAT(text.out, HasSubstr("point 2/2: concurrency 4: "));
+  EXPECT_THAT(text.out, HasSubstr("12 completed, 0 failed (3 warm-up discarded)"));
+
+  // The default warm-up (10) rises to one per slot: 16 at concurrency 16, which the sweep's policy does not say.
+  fs::remove_all(dir_);
+  std::vector<std::string> defaults = args({"--concurrency", "16"});
+  defaults.erase(std::find(defaults.begin(), defaults.end(), "--warmup"), std::find(defaults.begin(), defaults.end(), "--warmup") + 2);
+  const CliRun wide = run(defaults);
+  ASSERT_EQ(wide.code, 0) << wide.err;
+  EXPECT_THAT(wide.out, HasSubstr("point 1/1: concurrency 16: VALID, 12 completed, 0 failed (16 warm-up discarded)"));
 }
 
 // -o inside the --out folder the sweep makes: checked after the folder exists (a check as the flags were read
