@@ -204,6 +204,9 @@ class RooflineCommand final : public Command {
     auto kernels = nlohmann::ordered_json::array();
     std::vector<report::KernelDot> dots;
     std::vector<report::RoofLine> roof_lines;
+    // Each roof a kernel was judged against, with the kernels judged against it: the table's "of attainable"
+    // means nothing without the chip, precision and ceilings it divides by.
+    std::vector<std::pair<std::string, std::string>> roofs_used;  // roof, "0, 1, 3"
     for (const auto& k : csv.kernels) {
       const roofline::KernelMeasurement m = roofline::dram_measurement(k);
       const std::optional<roofline::Roof> roof = chip ? kernel_roof(*chip, k) : roofline::roof_from_row(k);
@@ -215,6 +218,14 @@ class RooflineCommand final : public Command {
         auto p = roofline::place_on_roofline(*roof, m);
         if (p.ok()) {
           j["roof"] = roof->label;
+          const std::string roof_text = fmt::format("{}: {}, {}", roof->label, format_si(roof->peak_flops_per_s, "FLOP/s"),
+                                                    format_si(roof->peak_bytes_per_s, "B/s"));
+          const auto used = std::find_if(roofs_used.begin(), roofs_used.end(), [&](const auto& r) { return r.first == roof_text; });
+          if (used == roofs_used.end()) {
+            roofs_used.emplace_back(roof_text, std::to_string(k.id));
+          } else {
+            used->second += fmt::format(", {}", k.id);
+          }
           j["point"] = point_json(*p);
           case_text = std::string(roofline::case_name(p->roofline_case));
           dots.push_back({p->arithmetic_intensity, p->achieved_flops_per_s, std::to_string(k.id)});
@@ -260,6 +271,10 @@ class RooflineCommand final : public Command {
                  core::format_bytes(k.dram_bytes), intensity, achieved, fraction, case_text, binding});
     }
     text += t.render();
+    if (!roofs_used.empty()) text += "\nroofs (attainable = min(compute, bandwidth x FLOP/B)):\n";
+    for (const auto& [roof_text, ids] : roofs_used) {
+      text += fmt::format("  {} {}: {}\n", ids.find(',') == std::string::npos ? "kernel" : "kernels", ids, roof_text);
+    }
     text += "\ncases: memory_slope = memory-bound (fuse, quantize, raise arithmetic intensity); compute_roof = "
             "compute-bound (lower precision, better tiling); below_both = overhead or occupancy (launch "
             "configuration, registers, tiling)\n";

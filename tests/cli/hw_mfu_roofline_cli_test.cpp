@@ -685,6 +685,10 @@ TEST(CliRoofline, NcuCsvPlacesEveryKernel) {
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr("9 kernels"));
   EXPECT_THAT(text.out, HasSubstr("ncu said: ==WARNING== Note: Running with unmodified GPU clocks"));
+  // The roof each row was judged against, from its own row: the GEMM's 540672 bf16 tensor ops a cycle at
+  // 1.5719 GHz are 849.9 TFLOP/s.
+  EXPECT_THAT(text.out, HasSubstr("kernel 4: NVIDIA H200 tensor (sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off)"
+                                  " + DRAM at 1.57 GHz: 850 TFLOP/s"));
 }
 
 // With --hw the catalogue's roofs replace ncu's: the GEMM against H200's spec-sheet 989.5 TFLOP/s.
@@ -696,6 +700,10 @@ TEST(CliRoofline, NcuCsvWithCatalogueRoofs) {
   expect_near_rel(gemm["point"]["ridge_point_flop_per_byte"].get<double>(), kH200Bf16 / kH200Bandwidth, 1e-12);
   expect_near_rel(gemm["point"]["fraction_of_attainable"].get<double>(), 1116691496960.0 / kH200Bf16 / 1406144e-9, 1e-3);
   EXPECT_EQ(doc["conditions"]["parameters"]["hardware"], "NVIDIA H200 SXM 141GB");
+  // The text names the roofs it divided by: one per precision, the GEMM's bf16 and the rest's fp32.
+  const CliRun text = run({"roofline", "--ncu", kNcuCsv, "--hw", "h200-sxm"});
+  EXPECT_THAT(text.out, HasSubstr("kernels 0, 1, 2, 3, 5, 6, 7, 8: NVIDIA H200 SXM 141GB fp32 (spec sheet)"));
+  EXPECT_THAT(text.out, HasSubstr("kernel 4: NVIDIA H200 SXM 141GB bf16 (spec sheet): 990 TFLOP/s, 4.80 TB/s"));
 }
 
 TEST(CliRoofline, NcuBadFilesAreOneLineNamingTheFile) {
