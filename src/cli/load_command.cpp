@@ -37,6 +37,10 @@ class LoadCommand final : public Command {
 
   core::Result<int> run(const Context& context) override {
     if (concurrency_ && rate_) return core::Error{"--concurrency and --rate: give one (closed or open loop), not both"};
+    if (const char* flag = flags_.open_loop_only_flag(); flag != nullptr && !rate_) {
+      return core::Error{fmt::format("{}: shapes an open loop's arrivals; give --rate (a closed loop is paced by its "
+                                     "--concurrency, a replayed trace by its own times)", flag)};
+    }
     PH_TRY(check_not_an_input("--records", records_, {flags_.dataset, output_.output_path}));
     PH_TRY(check_not_an_input("-o", output_.output_path, {flags_.dataset}));
     // Under mpirun only rank 0 writes, and a folder on its host alone is fine: the write says so if not.

@@ -311,6 +311,13 @@ std::string render_soak(const std::vector<load::WindowFigures>& series, const lo
 
 }  // namespace
 
+const char* LoadFlags::open_loop_only_flag() const {
+  if (arrival != "poisson") return "--arrival";
+  if (burstiness != 1.0) return "--burstiness";
+  if (ramp_start_rate != 0) return "--ramp-start-rate";
+  return nullptr;
+}
+
 void LoadFlags::add_to(CLI::App& app) {
   add_target_to(app);
   add_workload_and_load_to(app);

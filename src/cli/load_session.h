@@ -46,6 +46,10 @@ struct LoadFlags {
   std::optional<double> confidence;
   double burstiness = 1.0, trace_speedup = 1.0, ramp_start_rate = 0;
   std::int64_t max_concurrency = 0;
+
+  // The first flag given that shapes an open loop's arrivals only (--arrival, --burstiness, --ramp-start-rate), or
+  // nullptr: with no --rate there are no such arrivals, and the flag would be dropped without a word.
+  const char* open_loop_only_flag() const;
 };
 
 // The load of one run: closed loop at a concurrency, open loop at a rate, or neither (a replayed arrival

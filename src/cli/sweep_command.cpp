@@ -169,6 +169,9 @@ class SweepCommand final : public Command {
     if (expected_rate_ && !(*expected_rate_ > 0)) return core::Error{"--expected-rate: must be positive (req/s)"};
     if (target_rate_ && !(*target_rate_ > 0)) return core::Error{"--target-rate: must be positive (req/s)"};
     const bool closed = !concurrency_.empty();
+    if (const char* flag = flags_.open_loop_only_flag(); flag != nullptr && closed) {
+      return core::Error{fmt::format("{}: shapes an open loop's arrivals; a --concurrency sweep has none (give --rate)", flag)};
+    }
     const bool rate_auto = !closed && rate_ == "auto";
     std::vector<PlannedPoint> plan;
     if (closed) {

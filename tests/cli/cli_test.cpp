@@ -156,6 +156,22 @@ TEST(Cli, OutOfRangeLoadsAreRefusedBeforeTheyRun) {
   }
 }
 
+// Flags that shape an open loop's arrivals mean nothing without --rate; they were dropped without a word.
+TEST(Cli, OpenLoopFlagsWithoutARateAreRefused) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"load", "--arrival", "gamma", "--requests", "3"}, "perfhound load: --arrival: shapes an open loop's arrivals"},
+      {{"load", "--concurrency", "4", "--burstiness", "0.5"}, "perfhound load: --burstiness: shapes an open loop's"},
+      {{"load", "--ramp-start-rate", "2", "--ramp-up", "5s"}, "perfhound load: --ramp-start-rate: shapes"},
+      {{"sweep", "--concurrency", "1,2", "--arrival", "constant"}, "perfhound sweep: --arrival: shapes an open loop's"},
+  };
+  for (const auto& [args, expected] : cases) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << expected << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(expected));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
 TEST(Cli, EveryFlagHasHelp) {
   BuiltApp built = build_app();
   for (const CLI::App* sub : built.app->get_subcommands({})) {
