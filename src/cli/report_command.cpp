@@ -45,6 +45,13 @@ class ReportCommand final : public Command {
 
   core::Result<int> run(const Context& context) override {
     PH_TRY(check_not_an_input("-o", output_path_, paths_));
+    // An -o whose extension names another format (an SVG in r.png) opens as neither.
+    for (const std::string ext : {"html", "htm", "svg", "png"}) {
+      if (output_path_.ends_with("." + ext) && ext.substr(0, 3) != format_.substr(0, 3)) {
+        return core::Error{fmt::format("-o '{}' is named .{}, but --format is {}: give --format {} or another name",
+                                       output_path_, ext, format_, ext == "htm" ? "html" : ext)};
+      }
+    }
     std::vector<report::ReportInput> inputs;
     for (const std::string& path : paths_) {
       PH_ASSIGN_OR_RETURN(const std::string text, core::read_text_file(path));

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 namespace perfhound::cli {
 namespace {
@@ -170,6 +171,19 @@ TEST(Cli, OpenLoopFlagsWithoutARateAreRefused) {
     EXPECT_THAT(r.err, HasSubstr(expected));
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+}
+
+// report's -o named for another format than --format: an SVG written into r.png opened as neither.
+TEST(Cli, ReportOutputNamedForAnotherFormatIsRefused) {
+  const std::string in = temp_file("report_in.json", "{}");
+  for (const auto& [format, out, expected] : {std::tuple{"svg", "r.png", "-o 'r.png' is named .png, but --format is svg"},
+                                              {"html", "r.svg", "-o 'r.svg' is named .svg, but --format is html"},
+                                              {"png", "r.htm", "-o 'r.htm' is named .htm, but --format is png"}}) {
+    const CliRun r = run({"report", in, "--format", format, "-o", out});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(expected));
+  }
+  std::filesystem::remove(in);
 }
 
 TEST(Cli, EveryFlagHasHelp) {
