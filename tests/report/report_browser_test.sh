@@ -116,7 +116,7 @@ expect_usage_error() {  # <expected substring> <args...>
   local want=$1
   shift
   local code=0
-  "$perfhound" report "$@" -o "$work/bad.html" > "$work/bad.out" 2> "$work/bad.err" || code=$?
+  "$perfhound" report "$@" -o "$work/bad.report" > "$work/bad.out" 2> "$work/bad.err" || code=$?
   if [[ $code -eq 2 && $(wc -l < "$work/bad.err") -eq 1 ]] && grep -qF -- "$want" "$work/bad.err"; then
     echo "ok   exit 2: $(cat "$work/bad.err")"
   else
@@ -127,7 +127,7 @@ expect_usage_error "'$data/not_json.txt': not JSON: line 1, column 1" "$data/not
 expect_usage_error "cannot open '$work/missing.json'" "$work/missing.json"
 expect_usage_error "--chart pareto: no input has its data" "$data/load_rate8.json" --format svg --chart pareto
 expect_usage_error "--chart: no chart named 'pie'" "$data/load_rate8.json" --format svg --chart pie
-[[ -e $work/bad.html ]] && fail "a failed report left $work/bad.html behind"
+[[ -e $work/bad.report ]] && fail "a failed report left $work/bad.report behind"
 
 if ((failures > 0)); then
   echo "FAILED: $failures check(s); artifacts in $work"
