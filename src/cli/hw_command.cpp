@@ -31,7 +31,7 @@ std::string measured_value(const hw::ChipSpec& c, const std::string& key, const 
 
 std::string flops(const hw::ChipSpec& c, const std::string& key) {
   const auto it = c.peak_flops.find(key);
-  return it == c.peak_flops.end() ? "-" : core::format_si(it->second.value, "FLOP/s");
+  return it == c.peak_flops.end() ? "-" : core::format_si(it->second.value, hw::peak_rate_unit(key));
 }
 
 nlohmann::ordered_json chip_json(const hw::ChipSpec& c) {
@@ -96,7 +96,9 @@ class HwCommand final : public Command {
     PH_ASSIGN_OR_RETURN(const hw::ChipSpec c, hw::find_chip(chip_));
     std::string text = fmt::format("{} ({}, {} {}, {} SMs)\n\n", c.display_name, c.name, c.vendor, c.architecture, c.sm_count);
     report::TableWriter t({{"figure", report::Align::kLeft}, {"value"}, {"source", report::Align::kLeft}});
-    for (const auto& [key, v] : c.peak_flops) t.add_row({"peak " + key + " (dense)", core::format_si(v.value, "FLOP/s"), v.source});
+    for (const auto& [key, v] : c.peak_flops) {
+      t.add_row({"peak " + key + " (dense)", core::format_si(v.value, hw::peak_rate_unit(key)), v.source});
+    }
     t.add_row({"memory bandwidth", core::format_si(c.memory_bandwidth.value, "B/s"), c.memory_bandwidth.source});
     t.add_row({"memory capacity", core::format_si(c.memory_capacity_bytes, "B") + " " + c.memory_type, ""});
     if (c.l2_cache_bytes) t.add_row({"L2 cache", core::format_bytes(c.l2_cache_bytes->value), c.l2_cache_bytes->source});

@@ -235,7 +235,8 @@ class MfuCommand final : public Command {
     t.add_row({"KV cache per token", core::format_bytes(model::kv_bytes_per_token(shape, workload_.kv_precision))});
     t.add_row({"FLOPs per GPU in the step", format_si(cost.flops, "FLOP")});
     t.add_row({"bytes per GPU in the step (weights + KV)", fmt::format("{} + {}", core::format_bytes(cost.weight_bytes), core::format_bytes(cost.kv_bytes))});
-    t.add_row({"compute roof", format_si(compute.value, "FLOP/s") + (compute.measured ? " (measured)" : " (spec sheet)")});
+    const std::string_view rate_unit = hw::peak_rate_unit(model::precision_info(workload_.weight_precision).peak_key);
+    t.add_row({"compute roof", format_si(compute.value, rate_unit) + (compute.measured ? " (measured)" : " (spec sheet)")});
     t.add_row({"memory roof", format_si(memory.value, "B/s") + (memory.measured ? " (measured)" : " (spec sheet)")});
     t.add_row({"bound: compute / memory", fmt::format("{} / {}", format_duration_ns(e.compute_time_s * 1e9), format_duration_ns(e.memory_time_s * 1e9))});
     t.add_row({"roofline bound (fastest possible)", format_duration_ns(e.bound_time_s * 1e9) + (e.memory_bound ? " (memory)" : " (compute)")});

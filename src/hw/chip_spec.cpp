@@ -123,6 +123,10 @@ core::Result<ChipSpec> chip_spec_from_json(const Json& j, std::string_view sourc
   return c;
 }
 
+std::string_view peak_rate_unit(std::string_view precision_key) {
+  return precision_key.starts_with("int") ? "OP/s" : "FLOP/s";
+}
+
 core::Result<Roof> compute_roof(const ChipSpec& chip, std::string_view precision_key) {
   const std::string measured_key = fmt::format("{}_flops_per_s", precision_key);
   if (const auto it = chip.measured.find(measured_key); it != chip.measured.end()) {

@@ -57,6 +57,9 @@ struct Roof {
 // Peak FLOP/s for `precision_key` ("bf16", ...): the measured ceiling "<key>_flops_per_s" if the file has
 // one, else the spec sheet's dense peak. Error naming the chip and the precisions it has.
 core::Result<Roof> compute_roof(const ChipSpec& chip, std::string_view precision_key);
+// The unit of a precision's peak rate: integer math is operations, not floating-point ones ("INT8 ... TOPS" on
+// the datasheets), so "OP/s" for int8 and int4, "FLOP/s" for the rest.
+std::string_view peak_rate_unit(std::string_view precision_key);
 // Memory bandwidth: measured "copy_bytes_per_s" (device-to-device copy, bytes read + written) if present,
 // else the spec sheet.
 Roof memory_roof(const ChipSpec& chip);

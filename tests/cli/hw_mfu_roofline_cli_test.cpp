@@ -150,6 +150,23 @@ TEST(CliHw, ShowGivesTheBandwidthAndEverySource) {
   }
 }
 
+// Integer peaks are operations, not floating-point ones (the H200 datasheet: "INT8 Tensor Core 3,958 TOPS*", with
+// sparsity; 1,979 dense): OP/s in hw and in mfu's compute roof. int4 is weights only, on the bf16 roof (989.5 TFLOP/s).
+TEST(CliHw, IntegerPeaksAreOperationsPerSecond) {
+  const CliRun show = run({"hw", "show", "h200-sxm"});
+  ASSERT_EQ(show.code, 0) << show.err;
+  EXPECT_THAT(show.out, HasSubstr("peak int8 (dense)           1.98 POP/s"));
+  EXPECT_THAT(show.out, HasSubstr("peak bf16 (dense)          990 TFLOP/s"));
+  const auto roof = [](const char* precision) {
+    const CliRun r = run({"mfu", "--model", "llama-3-8b", "--hw", "h200-sxm", "--phase", "decode", "--precision", precision});
+    EXPECT_EQ(r.code, 0) << r.err;
+    const auto at = r.out.find("compute roof");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  EXPECT_THAT(roof("int8"), HasSubstr("1.98 POP/s (spec sheet)"));
+  EXPECT_THAT(roof("int4"), HasSubstr("990 TFLOP/s (spec sheet)"));
+}
+
 TEST(CliHw, ShowAChipFileByPath) {
   const CliRun r = run({"hw", "show", two_tb_per_s_chip(), "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
