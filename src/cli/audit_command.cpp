@@ -58,6 +58,9 @@ class AuditCommand final : public Command {
     PH_TRY(check_not_an_input("-o", output_.output_path, {path_}));
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
     if (list_rules_) {
+      if (!path_.empty() || live_ || !target_.url.empty()) {
+        return core::Error{"--list-rules lists the rules and audits nothing: drop the FILE, --live or --url"};
+      }
       const auto document = report::make_json_document("audit", conditions, {{"rules", audit::rules_to_json()}});
       PH_TRY(emit_result(context, output_, document, render_rules()));
       return kExitOk;

@@ -627,6 +627,8 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
     return core::Error{fmt::format("--trace-speedup: must be 1e-06 to 1e+06, got {:g}", f.trace_speedup)};
   }
   if (f.max_concurrency < 0) return core::Error{"--max-concurrency: must be >= 0"};
+  // The server's metrics are scraped per window of a soak only: elsewhere the flag would be dropped without a word.
+  if (f.metrics_path != "/metrics" && f.soak.empty()) return core::Error{"--metrics-path: scraped during a --soak only; add --soak"};
   if (!f.slo.empty()) {
     PH_ASSIGN_OR_RETURN(s->slo, load::parse_slo(f.slo).with_context("--slo"));
   }

@@ -164,6 +164,9 @@ TEST(Cli, OpenLoopFlagsWithoutARateAreRefused) {
       {{"load", "--concurrency", "4", "--burstiness", "0.5"}, "perfhound load: --burstiness: shapes an open loop's"},
       {{"load", "--ramp-start-rate", "2", "--ramp-up", "5s"}, "perfhound load: --ramp-start-rate: shapes"},
       {{"sweep", "--concurrency", "1,2", "--arrival", "constant"}, "perfhound sweep: --arrival: shapes an open loop's"},
+      // Two more flags that were dropped without a word.
+      {{"load", "--metrics-path", "/m", "--requests", "2"}, "perfhound load: --metrics-path: scraped during a --soak only"},
+      {{"audit", "claim.yaml", "--list-rules"}, "perfhound audit: --list-rules lists the rules and audits nothing"},
   };
   for (const auto& [args, expected] : cases) {
     const CliRun r = run(args);
