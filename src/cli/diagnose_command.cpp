@@ -61,18 +61,41 @@ InputKind sniff(const std::string& path, std::string_view head) {
   return InputKind::kTrace;
 }
 
+// One input as the diagnosis names it: the file, what it was read as, and the conditions its figures hold under
+// (the chip, precision and roofs an MFU or a roofline fraction divides by, a load's target and load).
+struct InputRead {
+  std::string path;
+  std::string kind;               // "trace (kineto-json)", "perfhound.mfu", "ncu CSV"
+  nlohmann::ordered_json stated;  // {"hardware": ..., "roofs": ...}: the keys present, in kStatedKeys order
+};
+
+constexpr const char* kStatedKeys[] = {"gpu", "hardware", "precision", "roofs", "target", "load"};
+
+nlohmann::ordered_json stated_conditions(const nlohmann::ordered_json& document) {
+  nlohmann::ordered_json stated = nlohmann::ordered_json::object();
+  const auto conditions = document.find("conditions");
+  if (conditions == document.end() || !conditions->is_object()) return stated;
+  const auto parameters = conditions->find("parameters");
+  if (parameters == conditions->end() || !parameters->is_object()) return stated;
+  for (const char* key : kStatedKeys) {
+    const auto it = parameters->find(key);
+    if (it != parameters->end() && it->is_string()) stated[key] = *it;
+  }
+  return stated;
+}
+
 // Reads one input into the evidence, and its warnings into `carried`; returns what it was ("trace",
-// "perfhound.mfu", "ncu CSV").
-core::Result<std::string> add_input(diagnose::Evidence& evidence, const std::string& path,
-                                    nlohmann::ordered_json& carried) {
+// "perfhound.mfu", "ncu CSV") and the conditions it states.
+core::Result<InputRead> add_input(diagnose::Evidence& evidence, const std::string& path,
+                                  nlohmann::ordered_json& carried) {
   const auto carry = [&carried](nlohmann::ordered_json entries) {
     for (auto& e : entries) carried.push_back(std::move(e));
   };
-  const auto add_document = [&](const std::string& text) -> core::Result<std::string> {
+  const auto add_document = [&](const std::string& text) -> core::Result<InputRead> {
     PH_ASSIGN_OR_RETURN(const report::ReportInput doc, report::parse_report_input(path, text));
     PH_TRY(diagnose::add_document(evidence, doc.document, path));
     carry(carried_diagnostics(doc.document, path));
-    return doc.kind();
+    return InputRead{path, doc.kind(), stated_conditions(doc.document)};
   };
   PH_ASSIGN_OR_RETURN(const std::string head, read_head(path));
   switch (sniff(path, head)) {
@@ -84,7 +107,7 @@ core::Result<std::string> add_input(diagnose::Evidence& evidence, const std::str
       PH_ASSIGN_OR_RETURN(const roofline::NcuCsv csv, roofline::read_ncu_csv(path));
       PH_TRY(diagnose::add_ncu_kernels(evidence, csv, path));
       carry(carried_diagnostics(ncu_diagnostics(csv), path));
-      return std::string("ncu CSV");
+      return InputRead{path, "ncu CSV", {{"roofs", "measured by ncu on the device, at each kernel's clocks"}}};
     }
     case InputKind::kTrace:
       break;
@@ -109,13 +132,21 @@ core::Result<std::string> add_input(diagnose::Evidence& evidence, const std::str
   const trace::TraceAnalysis analysis = trace::analyze_trace(timeline);
   PH_TRY(diagnose::add_trace_result(evidence, trace::to_json(analysis), path));
   carry(carried_diagnostics(trace_diagnostics(timeline), path));
-  return std::string("trace (") + timeline.info.format + ")";
+  nlohmann::ordered_json stated = nlohmann::ordered_json::object();
+  if (!timeline.info.devices.empty()) stated["gpu"] = timeline.info.devices.front().name;
+  return InputRead{path, std::string("trace (") + timeline.info.format + ")", std::move(stated)};
 }
 
-std::string render(const diagnose::Diagnosis& d, const std::vector<std::pair<std::string, std::string>>& inputs,
+std::string render(const diagnose::Diagnosis& d, const std::vector<InputRead>& inputs,
                    const core::Conditions& conditions) {
   std::string out = fmt::format("perfhound diagnose: {} input{}\n", inputs.size(), inputs.size() == 1 ? "" : "s");
-  for (const auto& [path, kind] : inputs) out += fmt::format("  {}: {}\n", kind, path);
+  for (const InputRead& in : inputs) {
+    std::string stated;
+    for (const auto& [key, value] : in.stated.items()) {
+      stated += fmt::format("{}{} {}", stated.empty() ? " (" : ", ", key, value.get<std::string>());
+    }
+    out += fmt::format("  {}: {}{}\n", in.kind, in.path, stated.empty() ? "" : stated + ")");
+  }
   out += fmt::format("\ngoal: {} ({})\n", diagnose::goal_name(d.goal.goal), d.goal.reason);
   out += "\npath through the playbook (seed section 9):\n";
   int n = 0;
@@ -194,17 +225,17 @@ class DiagnoseCommand final : public Command {
       }
     }
     diagnose::Evidence evidence;
-    std::vector<std::pair<std::string, std::string>> inputs;
+    std::vector<InputRead> inputs;
     auto carried = nlohmann::ordered_json::array();  // the inputs' warnings hold for what is read from them
     for (const auto& f : files_) {
-      PH_ASSIGN_OR_RETURN(std::string kind, add_input(evidence, f, carried));
-      inputs.emplace_back(f, std::move(kind));
+      PH_ASSIGN_OR_RETURN(InputRead read, add_input(evidence, f, carried));
+      inputs.push_back(std::move(read));
     }
     const diagnose::Diagnosis diagnosis = diagnose::diagnose(evidence, goal);
 
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
     auto input_list = nlohmann::ordered_json::array();
-    for (const auto& [path, kind] : inputs) input_list.push_back({{"file", path}, {"kind", kind}});
+    for (const InputRead& in : inputs) input_list.push_back({{"file", in.path}, {"kind", in.kind}, {"stated", in.stated}});
     conditions.set("inputs", std::move(input_list));
     conditions.set("goal", goal_.empty() ? std::string("inferred") : goal_);
 

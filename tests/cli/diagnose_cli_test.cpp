@@ -62,6 +62,9 @@ TEST(DiagnoseCli, DecodeTraceMfuAndNcuMix) {
   const CliRun r = run({"diagnose", kDecodeTrace, mfu, kNcuCsv});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("perfhound diagnose: 3 inputs"));
+  // Each input with the conditions its figures hold under: the roofs an ncu export's fractions divide by.
+  EXPECT_THAT(r.out, HasSubstr(kNcuCsv + " (roofs measured by ncu on the device, at each kernel's clocks)\n"));
+  EXPECT_THAT(r.out, HasSubstr(mfu + " (hardware NVIDIA H200 SXM 141GB, precision bf16)\n"));
   EXPECT_THAT(r.out, HasSubstr("goal: tpot (inferred: the mfu result"));
   EXPECT_THAT(r.out, HasSubstr("capacity: Do the weights and the KV cache fit? -> fits"));
   EXPECT_THAT(r.out, HasSubstr("busy_idle: Is the GPU busy or idle? -> overhead"));
@@ -102,7 +105,11 @@ TEST(DiagnoseCli, PrefillTraceAndItsMfuAsJson) {
   // measured ceiling (against the measured 758 TFLOP/s the same step would be 43.5%).
   EXPECT_EQ(res["evidence"]["mfu"]["roofs"], "NVIDIA H200 SXM 141GB: 990 TFLOP/s (spec sheet), 4.80 TB/s (spec sheet)");
   EXPECT_NEAR(res["evidence"]["trace"]["active_busy_ratio"].get<double>(), 33724030.0 / 37541565.0, 1e-9);
-  EXPECT_EQ(j["conditions"]["parameters"]["inputs"].size(), 2u);
+  const Json& inputs = j["conditions"]["parameters"]["inputs"];
+  ASSERT_EQ(inputs.size(), 2u);
+  // What each input's figures hold under: the trace's GPU (its deviceProperties), the MFU's chip and precision.
+  EXPECT_EQ(inputs[0]["stated"], Json({{"gpu", "NVIDIA H200"}}));
+  EXPECT_EQ(inputs[1]["stated"], Json({{"hardware", "NVIDIA H200 SXM 141GB"}, {"precision", "bf16"}}));
   std::filesystem::remove(mfu);
 }
 
