@@ -21,6 +21,7 @@
 #include "cli/program_path.h"
 #include "core/output_file.h"
 #include "core/units.h"
+#include "core/version.h"
 #include "record/child_trace_name.h"
 #include "record/recorded_trace.h"
 #include "record/record_kinds.h"
@@ -207,6 +208,8 @@ class RecordCommand final : public Command {
     const bool route_nvtx = kinds.ok() && kinds->nvtx_routing;
     std::string joined;
     for (const auto& a : command_) joined += (joined.empty() ? "" : " ") + a;
+    // Which build recorded the trace, written into it (made here: the child only sets it between fork and exec).
+    const std::string recorder = fmt::format("perfhound {} ({})", core::tool_version(), core::git_sha());
     *context.err << fmt::format("perfhound record: {} -> {}\n", joined, output);
     const auto started = std::chrono::steady_clock::now();
     // exec's failure comes back through a close-on-exec pipe: a program that exits 127 on its own is not confused
@@ -242,6 +245,7 @@ class RecordCommand final : public Command {
       ::setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
       ::setenv("PERFHOUND_RECORD_OUTPUT", output.c_str(), 1);
       ::setenv("PERFHOUND_RECORD_COMMAND", joined.c_str(), 1);
+      ::setenv("PERFHOUND_RECORD_RECORDER", recorder.c_str(), 1);
       ::setenv("PERFHOUND_RECORD_BUFFER_MB", std::to_string(buffer_mb_).c_str(), 1);
       ::setenv("PERFHOUND_RECORD_PID", std::to_string(::getpid()).c_str(), 1);  // exec keeps the pid
       ::setenv("PERFHOUND_RECORD_DRIVER_API", driver_api_ ? "1" : "0", 1);

@@ -45,6 +45,7 @@ void fill_conditions(core::Conditions& c, const trace::Timeline& t) {
   if (t.info.rank) c.set("rank", *t.info.rank);
   if (t.info.world_size) c.set("world_size", *t.info.world_size);
   if (t.info.recorder_dropped_records) c.set("recorder_dropped_records", *t.info.recorder_dropped_records);
+  if (!t.info.recorder.empty()) c.set("recorded_by", t.info.recorder);
   c.set("window_s", core::ns_to_seconds(t.window_end_ns - t.window_start_ns));
 }
 

@@ -89,6 +89,7 @@ void write_events(const RecordedTrace& t, std::string& out, const std::function<
   // First, before the command line (traceName, of any length) and the devices: perfhound record reads these
   // counts from the file's first few KiB, even where the trace has no event to import.
   head["perfhound_record"] = {{"dropped_records", t.dropped_records}};
+  if (!t.recorder.empty()) head["perfhound_record"]["recorder"] = t.recorder;
   if (t.capture_windows >= 0) {
     head["perfhound_record"]["capture_range"] = "cudaProfilerApi";
     head["perfhound_record"]["capture_windows"] = t.capture_windows;

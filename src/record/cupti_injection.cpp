@@ -313,6 +313,18 @@ NvtxInitialize cupti_nvtx_entry(const char* name) {
   return reinterpret_cast<NvtxInitialize>(entry);
 }
 
+// The CUDA driver's version (13000 for 13.0), from the libcuda that loaded this library; 0 where it cannot say. Looked
+// up, not linked: the library needs no link to the driver for one call.
+int driver_version() {
+  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  using GetVersion = int (*)(int*);
+  const auto get = cuda != nullptr ? reinterpret_cast<GetVersion>(dlsym(cuda, "cuDriverGetVersion")) : nullptr;
+  int version = 0;
+  if (get == nullptr || get(&version) != 0) version = 0;  // 0: CUDA_SUCCESS
+  if (cuda != nullptr) dlclose(cuda);                    // NOLOAD took a reference; the driver stays loaded
+  return version;
+}
+
 // An activity kind turned on (or off), a refusal said on one stderr line.
 bool enable(CUpti_ActivityKind kind, bool on = true) {
   const CUptiResult result = on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind);
@@ -525,6 +537,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       if (v > 0 && v <= 1024) r.buffer_bytes = static_cast<std::size_t>(v) << 20;
     }
     if (const char* cmd = std::getenv("PERFHOUND_RECORD_COMMAND")) r.trace.command = cmd;
+    if (const char* recorder = std::getenv("PERFHOUND_RECORD_RECORDER")) r.trace.recorder = recorder;
+    r.trace.cuda_driver_version = driver_version();
     // Two buffers ready before the program runs: one for CUPTI to fill while the other is converted.
     for (int i = 0; i < 2; ++i) {
       if (std::uint8_t* b = new_buffer(r.buffer_bytes)) r.free_buffers.push_back(b);

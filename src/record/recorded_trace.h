@@ -72,6 +72,7 @@ struct RecordedTrace {
   std::deque<std::string> storage;  // names built here (copy names); a deque keeps views into it valid
   std::uint64_t dropped_records = 0;  // CUPTI's count of records it had no buffer for
   std::string command;                // what was recorded, for the trace's metadata
+  std::string recorder;               // "perfhound 0.1.0 (3154b27)": the build that recorded it (perfhound record)
   // perfhound record --capture-range cudaProfilerApi: how many cudaProfilerStart..Stop windows were recorded
   // (the trace holds only what ran inside them); -1: the whole run was recorded.
   int capture_windows = -1;

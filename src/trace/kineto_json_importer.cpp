@@ -397,7 +397,9 @@ class KinetoReader {
         od::raw_json_string k;
         if (auto e = field.key().get(k)) return fail(e);
         std::int64_t v = 0;
+        std::string_view text;
         if (k == "dropped_records" && !field.value().get_int64().get(v)) timeline_.info.recorder_dropped_records = v;
+        if (k == "recorder" && !field.value().get_string().get(text)) timeline_.info.recorder = std::string(text);
       }
       return {};
     }

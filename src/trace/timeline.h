@@ -99,6 +99,7 @@ struct TraceInfo {
   // perfhound record's count of the records CUPTI had no buffer for (its "perfhound_record" metadata); absent
   // in other tracers' files.
   std::optional<std::int64_t> recorder_dropped_records;
+  std::string recorder;  // the perfhound build that recorded the trace ("perfhound 0.1.0 (3154b27)"), if it says
   // Uncompressed byte offset of the '[' that opens a Chrome trace's event array, so a writer can copy the
   // input and insert events after it (trace/annotated_trace_writer.h); -1 for other formats.
   std::int64_t events_array_offset = -1;

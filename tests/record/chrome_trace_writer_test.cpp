@@ -95,7 +95,9 @@ TEST(ChromeTraceWriter, AFileWrittenInPiecesIsTheWholeText) {
 }
 
 TEST(ChromeTraceWriter, WhatIsWrittenIsWhatPerfhoundTraceReads) {
-  const RecordedTrace t = two_kernels_and_a_pageable_copy();
+  RecordedTrace t = two_kernels_and_a_pageable_copy();
+  t.recorder = "perfhound 9.9.9 (abc1234)";
+  t.cuda_driver_version = 13000;  // cuDriverGetVersion's 1000 x major + 10 x minor: 13.0
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("perfhound_record_writer_test_" + std::to_string(::getpid()) + ".json"))
                                .string();
@@ -131,6 +133,10 @@ TEST(ChromeTraceWriter, WhatIsWrittenIsWhatPerfhoundTraceReads) {
   const auto doc = nlohmann::json::parse(in);
   EXPECT_EQ(doc["traceName"], "python3 prog.py");
   EXPECT_EQ(doc["perfhound_record"]["dropped_records"], 0);
+  // Which build recorded it, and on which driver: what perfhound trace puts in its conditions.
+  EXPECT_EQ(doc["perfhound_record"]["recorder"], "perfhound 9.9.9 (abc1234)");
+  EXPECT_EQ(timeline->info.recorder, "perfhound 9.9.9 (abc1234)");
+  EXPECT_EQ(timeline->info.cuda_driver_version, "13.0");
   std::filesystem::remove(path);
 }
 

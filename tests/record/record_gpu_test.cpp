@@ -86,6 +86,9 @@ TEST_F(RecordGpu, TheWholeRunKeepsEveryKernel) {
   EXPECT_EQ(phases, (std::map<int, int>{{0, 5}, {1, 7}, {2, 11}, {3, 13}, {4, 17}, {5, 3}}));
   EXPECT_EQ(metadata.find("capture_windows"), std::string::npos);
   EXPECT_EQ(windows, 0);
+  // The build that recorded it and the driver it ran on, as perfhound trace's conditions state them.
+  EXPECT_NE(metadata.find("\"recorder\":\"perfhound "), std::string::npos) << metadata.substr(0, 300);
+  EXPECT_NE(metadata.find("\"cuda_driver_version\":"), std::string::npos) << metadata.substr(0, 600);
 }
 
 // Every kernel keeps its launch call (the API record with its correlation id), phase 5's the driver's
