@@ -52,20 +52,13 @@ class PerfhoundResultImporter final : public ClaimImporter {
     PH_ASSIGN_OR_RETURN(auto phase, condition_text(doc, p + "/phase"));
     claim.phase = phase.value_or("");
 
+    const std::string& kind = claim.format;
+    // A sweep's list holds every point's diagnostics; it is judged at one point, whose own list is read there.
     bool severe_diagnostic = false;
-    if (const nlohmann::json* diagnostics = doc.find("/diagnostics"); diagnostics != nullptr && diagnostics->is_array()) {
-      for (std::size_t i = 0; i < diagnostics->size(); ++i) {
-        const std::string d = fmt::format("/diagnostics/{}", i);
-        PH_ASSIGN_OR_RETURN(auto severity, condition_text(doc, d + "/severity"));
-        if (severity != std::optional<std::string>("severe")) continue;
-        PH_ASSIGN_OR_RETURN(auto id, condition_text(doc, d + "/id"));
-        PH_ASSIGN_OR_RETURN(auto message, condition_text(doc, d + "/message"));
-        claim.source_flags.push_back(fmt::format("perfhound's {} diagnostic: {}", id.value_or("?"), message.value_or("")));
-        severe_diagnostic = true;
-      }
+    if (kind != "perfhound.sweep") {
+      PH_ASSIGN_OR_RETURN(severe_diagnostic, read_severe_diagnostics(doc, "/diagnostics", claim));
     }
 
-    const std::string& kind = claim.format;
     // mfu judges one prefill or decode step; bench, probe, roofline and stats time kernels or functions.
     if (kind == "perfhound.mfu") {
       claim.subject = Subject::kModelStep;
@@ -220,6 +213,23 @@ class PerfhoundResultImporter final : public ClaimImporter {
   }
 
   // A sweep is judged at its operating point (the claim a sweep makes), else at its highest load.
+  // The severe entries of the diagnostics list at `pointer` become the claim's source flags; true when there was one.
+  static core::Result<bool> read_severe_diagnostics(const SourceDocument& doc, const std::string& pointer, Claim& claim) {
+    const nlohmann::json* diagnostics = doc.find(pointer);
+    if (diagnostics == nullptr || !diagnostics->is_array()) return false;
+    bool severe = false;
+    for (std::size_t i = 0; i < diagnostics->size(); ++i) {
+      const std::string d = fmt::format("{}/{}", pointer, i);
+      PH_ASSIGN_OR_RETURN(auto severity, condition_text(doc, d + "/severity"));
+      if (severity != std::optional<std::string>("severe")) continue;
+      PH_ASSIGN_OR_RETURN(auto id, condition_text(doc, d + "/id"));
+      PH_ASSIGN_OR_RETURN(auto message, condition_text(doc, d + "/message"));
+      claim.source_flags.push_back(fmt::format("perfhound's {} diagnostic: {}", id.value_or("?"), message.value_or("")));
+      severe = true;
+    }
+    return severe;
+  }
+
   static core::Status import_sweep(const SourceDocument& doc, Claim& claim) {
     const nlohmann::json* points = doc.find("/result/points");
     if (points == nullptr || !points->is_array() || points->empty()) {
@@ -239,7 +249,8 @@ class PerfhoundResultImporter final : public ClaimImporter {
     if (load) (load_kind == std::optional<std::string>("rate_per_s") ? c.request_rate_per_s : c.concurrency) = load;
     c.load = fmt::format("sweep of {} points, judged at {} ({})", points->size(), label.value_or("?"),
                          op ? "the operating point" : "the last point");
-    PH_TRY(import_status(doc, point, false, claim));
+    PH_ASSIGN_OR_RETURN(const bool severe, read_severe_diagnostics(doc, point + "/diagnostics", claim));
+    PH_TRY(import_status(doc, point, severe, claim));
     PH_ASSIGN_OR_RETURN(auto partial, doc.boolean("/result/partial"));
     if (partial == std::optional<bool>(true)) claim.source_flags.push_back("the sweep was interrupted: sweep.json is partial");
     return {};

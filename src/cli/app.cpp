@@ -22,12 +22,12 @@ std::string one_line(std::string message) {
   return message;
 }
 
-// The first option given an empty value (--url "", an empty positional): a flag left empty by a script's unset
-// variable would otherwise read as left out (load --url "" tested the embedded simulator). Flags without a value
-// (--json) are not asked.
+// The first flag given an empty value (--url ""): a flag left empty by a script's unset variable would otherwise read
+// as left out (load --url "" tested the embedded simulator). Flags without a value (--json) are not asked, nor
+// positionals: an empty argument of the program `record` runs is the program's to judge.
 std::string first_empty_value(const CLI::App& command) {
   for (const CLI::Option* opt : command.get_options()) {
-    if (opt->count() == 0 || opt->get_type_size() == 0) continue;
+    if (opt->count() == 0 || opt->get_type_size() == 0 || opt->nonpositional() == false) continue;
     for (const std::string& value : opt->results()) {
       if (value.empty()) return opt->get_name();
     }

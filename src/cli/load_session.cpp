@@ -479,6 +479,16 @@ core::Status check_replay_measures(const load::RunPlan& plan, const load::Worklo
   const LoadFlags& f = s.flags;
   const std::optional<std::uint64_t> rows = workload.size();
   if (!rows) return {};
+  // The replayed times must fit the nanosecond clock: a 3-hour trace slowed a millionfold does not (it replayed
+  // 3 requests as 1). Rows are in time order, so the last is the latest.
+  if (*rows > 0) {
+    const double last_ns = static_cast<double>(workload.arrival_ns(*rows - 1)) / plan.trace_speedup;
+    if (!(last_ns < 9.2e18)) {
+      return core::Error{fmt::format("--trace-speedup {}: the arrival trace '{}' would last {:.3g} s, past what the "
+                                     "clock holds (292 years); give a larger speedup",
+                                     f.trace_speedup, f.dataset, last_ns / 1e9)};
+    }
+  }
   const std::uint64_t first = s.ranks ? 0 : plan.index_first, stride = s.ranks ? 1 : plan.index_stride;
   for (std::uint64_t i = first; i < *rows; i += stride) {
     if (i >= plan.warmup_requests && load::replay_intended_ns(workload, i, plan.trace_speedup) >= plan.warmup_ns) {
@@ -628,7 +638,9 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   }
   if (f.max_concurrency < 0) return core::Error{"--max-concurrency: must be >= 0"};
   // The server's metrics are scraped per window of a soak only: elsewhere the flag would be dropped without a word.
-  if (f.metrics_path != "/metrics" && f.soak.empty()) return core::Error{"--metrics-path: scraped during a --soak only; add --soak"};
+  if (f.metrics_path != "/metrics" && f.metrics_path != "none" && f.soak.empty()) {
+    return core::Error{"--metrics-path: scraped during a --soak only; add --soak"};
+  }
   if (!f.slo.empty()) {
     PH_ASSIGN_OR_RETURN(s->slo, load::parse_slo(f.slo).with_context("--slo"));
   }

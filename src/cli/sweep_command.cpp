@@ -168,6 +168,7 @@ class SweepCommand final : public Command {
     if (cooldown_ns < 0) return core::Error{"--cooldown: must not be negative"};
     if (expected_rate_ && !(*expected_rate_ > 0)) return core::Error{"--expected-rate: must be positive (req/s)"};
     if (target_rate_ && !(*target_rate_ > 0)) return core::Error{"--target-rate: must be positive (req/s)"};
+    PH_TRY(check_not_an_input("-o", output_.output_path, {flags_.dataset}));
     const bool closed = !concurrency_.empty();
     if (const char* flag = flags_.open_loop_only_flag(); flag != nullptr && closed) {
       return core::Error{fmt::format("{}: shapes an open loop's arrivals; a --concurrency sweep has none (give --rate)", flag)};

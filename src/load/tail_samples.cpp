@@ -17,7 +17,7 @@ constexpr std::uint64_t kSamplesForP99 = 100;
 // The latencies the load table quotes a p99 of (cli/load_summary_text.cpp), with their sample counts.
 std::vector<std::pair<std::string_view, std::uint64_t>> quoted_counts(const LoadSummary& s, LatencyStart start) {
   const StartLatencies& l = s.latencies(start);
-  return {{"TTFT", l.ttft_s.count},   {"TPOT", l.tpot_s.count},     {"ITL", s.itl_s.count},
+  return {{"TTFT", l.ttft_s.count},   {"TPOT", l.tpot_s.count},     {"ITL (per chunk, pooled)", s.itl_s.count},
           {"ITL (mean per request)", l.mean_itl_s.count}, {"NTPOT", l.ntpot_s.count}, {"E2E", l.e2e_s.count}};
 }
 
@@ -26,7 +26,8 @@ std::vector<std::pair<std::string_view, std::uint64_t>> quoted_counts(const Load
 std::optional<core::Diagnostic> check_tail_samples(const LoadSummary& summary, LatencyStart start) {
   if (summary.completed == 0) return std::nullopt;
   const bool few_requests = summary.completed < kSamplesForP99;
-  // Under 100 completed, every latency is under 100 too: those with fewer than the requests are named.
+  // Under 100 completed, each per-request latency is under 100 too (the pooled ITL counts gaps, and may not be):
+  // those with fewer samples than the requests are named.
   const std::uint64_t below = few_requests ? summary.completed : kSamplesForP99;
   std::string fewer;
   for (const auto& [name, count] : quoted_counts(summary, start)) {

@@ -14,7 +14,7 @@
 namespace perfhound::load {
 
 // few-samples-for-tail when fewer than 100 requests completed ("p99 from 42 completed requests", and the
-// latencies with fewer still: "; TPOT from 30"), or when a latency the table quotes has fewer than 100 samples
+// latencies with fewer still: "; fewer for TPOT 30"), or when a latency the table quotes has fewer than 100 samples
 // ("p99 from fewer than 100 samples: TPOT 68, ITL (mean per request) 68"); nothing otherwise or when none
 // completed. The latencies from `start`, as the table reads them.
 std::optional<core::Diagnostic> check_tail_samples(const LoadSummary& summary, LatencyStart start);

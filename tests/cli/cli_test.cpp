@@ -83,7 +83,6 @@ TEST(Cli, AnEmptyValueIsRefusedNotLeftOut) {
       {{"load", "--slo", "", "--requests", "1"}, "perfhound load: --slo: empty"},
       {{"mfu", "--model", "llama-3-8b", "--hw", "h200-sxm", "--phase", "decode", "--tpot", ""}, "perfhound mfu: --tpot: empty"},
       {{"serve", "--port", ""}, "perfhound serve: --port: empty"},
-      {{"stats", ""}, "perfhound stats: "},
   };
   for (const auto& [args, expected] : cases) {
     const CliRun r = run(args);
@@ -93,6 +92,11 @@ TEST(Cli, AnEmptyValueIsRefusedNotLeftOut) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
+  // An empty argument of the program record runs is the program's, not refused as an empty flag.
+  const std::string trace = (std::filesystem::temp_directory_path() / "perfhound_cli_test_empty_arg.json").string();
+  const CliRun record = run({"record", "-o", trace, "--", "/bin/sh", "-c", "test -z \"$1\"", "sh", ""});
+  EXPECT_THAT(record.err, Not(HasSubstr(": empty;"))) << record.err;
+  std::filesystem::remove(trace);
 }
 
 // An output flag that names an input would replace what was measured with the result (merge --records onto a
@@ -116,13 +120,20 @@ TEST(Cli, AnOutputThatIsAnInputIsRefused) {
       {"compare", in, other, "-o", other},
       {"load", "--dataset", in, "--records", in},
       {"load", "--dataset", in, "-o", link},
-      {"load", "--records", in, "-o", in},
+      {"sweep", "--concurrency", "1", "--dataset", in, "-o", in},
   };
   for (const auto& args : cases) {
     const CliRun r = run(args);
     EXPECT_EQ(r.code, 2) << args[0] << " " << args.back() << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr("is the input '")) << args[0] << " " << args.back();
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  // Two outputs on one file: said as that, not as an input.
+  for (const auto& args : std::vector<std::vector<std::string>>{{"load", "--records", other, "-o", other},
+                                                                {"merge", in, "--records", other, "-o", other}}) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("--records and -o name one file")) << args[0];
   }
   std::ifstream kept(in);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "kept\n");
@@ -146,6 +157,10 @@ TEST(Cli, OutOfRangeLoadsAreRefusedBeforeTheyRun) {
       {{"load", "--requests", "3", "--trace-speedup", "inf"}, "--trace-speedup: must be 1e-06 to 1e+06, got inf"},
       // Past 2^64: std::stoull threw ("unexpected error: stoull").
       {{"load", "--warmup", "18446744073709551616", "--requests", "1"}, "--warmup: 18446744073709551616 requests is more"},
+      // A 3-hour trace slowed a millionfold: past the nanosecond clock (it replayed 3 requests as 1).
+      {{"load", "--dataset", temp_file("long.csv", "timestamp_s,input_tokens,output_tokens\n0,16,4\n10800,16,4\n"),
+        "--trace-speedup", "1e-6"},
+       "the arrival trace"},
       {{"stats", temp_file("two.txt", "1\n2\n"), "--column", "99999999999999999999999"},
        "--column 99999999999999999999999 is out of range (the line has 1 column)"},
   };
@@ -166,6 +181,7 @@ TEST(Cli, OpenLoopFlagsWithoutARateAreRefused) {
       {{"sweep", "--concurrency", "1,2", "--arrival", "constant"}, "perfhound sweep: --arrival: shapes an open loop's"},
       // Two more flags that were dropped without a word.
       {{"load", "--metrics-path", "/m", "--requests", "2"}, "perfhound load: --metrics-path: scraped during a --soak only"},
+      // (--metrics-path none, the documented way to turn scraping off, stays accepted: below.)
       {{"audit", "claim.yaml", "--list-rules"}, "perfhound audit: --list-rules lists the rules and audits nothing"},
   };
   for (const auto& [args, expected] : cases) {
@@ -174,6 +190,9 @@ TEST(Cli, OpenLoopFlagsWithoutARateAreRefused) {
     EXPECT_THAT(r.err, HasSubstr(expected));
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+  const CliRun none = run({"load", "--metrics-path", "none", "--requests", "1", "--sim-fixed-step-time", "100us",
+                           "--input-len", "4", "--output-len", "2", "--quiet"});
+  EXPECT_THAT(none.err, Not(HasSubstr("--metrics-path"))) << none.err;
 }
 
 // report's -o named for another format than --format: an SVG written into r.png opened as neither.

@@ -16,6 +16,7 @@ namespace perfhound::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 
 class SweepCli : public ::testing::Test {
@@ -112,6 +113,24 @@ TEST_F(SweepCli, EachPointsDiagnosticsAreTheSweeps) {
   const CliRun wide = run(defaults);
   ASSERT_EQ(wide.code, 0) << wide.err;
   EXPECT_THAT(wide.out, HasSubstr("point 1/1: concurrency 16: VALID, 12 completed, 0 failed (16 warm-up discarded)"));
+}
+
+// audit judges a sweep at one point (here the last: no SLO, no operating point), so only that point's severe
+// diagnostics make it source-invalid; a client-limited low-load point does not.
+TEST_F(SweepCli, AuditReadsOnlyTheJudgedPointsSevereDiagnostics) {
+  ASSERT_EQ(run(args({"--concurrency", "1,4"})).code, 0);
+  auto sweep = read("sweep.json");
+  const nlohmann::json severe = {{"id", "client-limited"}, {"severity", "severe"}, {"message", "made up"}, {"remedy", "r"}};
+  sweep["result"]["points"][0]["diagnostics"].push_back(severe);
+  sweep["diagnostics"].push_back(severe);
+  std::ofstream((dir_ / "low.json").string()) << sweep.dump();
+  const CliRun low = run({"audit", (dir_ / "low.json").string()});
+  EXPECT_THAT(low.out, Not(HasSubstr("source-invalid"))) << low.out;
+  sweep["result"]["points"][1]["diagnostics"].push_back(severe);
+  std::ofstream((dir_ / "judged.json").string()) << sweep.dump();
+  const CliRun judged = run({"audit", (dir_ / "judged.json").string()});
+  EXPECT_EQ(judged.code, 1);
+  EXPECT_THAT(judged.out, HasSubstr("source-invalid"));
 }
 
 // -o inside the --out folder the sweep makes: checked after the folder exists (a check as the flags were read
