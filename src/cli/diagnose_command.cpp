@@ -208,12 +208,7 @@ class DiagnoseCommand final : public Command {
     if (!goal_.empty()) {
       PH_ASSIGN_OR_RETURN(goal, diagnose::parse_goal(goal_));
     }
-    for (const auto& f : files_) {
-      std::error_code ec;
-      if (!output_.output_path.empty() && (f == output_.output_path || fs::equivalent(f, output_.output_path, ec))) {
-        return core::Error{fmt::format("-o '{}' is one of the inputs; give another file for the result", f)};
-      }
-    }
+    PH_TRY(check_not_an_input("-o", output_.output_path, files_));
     for (std::size_t i = 0; i < files_.size(); ++i) {
       for (std::size_t j = 0; j < i; ++j) {
         std::error_code ec;

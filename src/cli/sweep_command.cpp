@@ -365,9 +365,15 @@ class SweepCommand final : public Command {
     auto diagnostics = nlohmann::ordered_json::array();
     for (const DonePoint& d : done_) {
       const auto& res = d.document["result"];
-      const auto point_diagnostics = d.document.value("diagnostics", nlohmann::ordered_json::array());
+      // A resumed point's file may have been edited: entries that are not diagnostics are left out.
+      auto point_diagnostics = nlohmann::ordered_json::array();
+      if (const auto it = d.document.find("diagnostics"); it != d.document.end() && it->is_array()) {
+        for (const auto& entry : *it) {
+          if (entry.is_object() && entry.contains("message") && entry["message"].is_string()) point_diagnostics.push_back(entry);
+        }
+      }
       for (auto entry : point_diagnostics) {
-        entry["message"] = fmt::format("{}: {}", d.planned.label, entry.value("message", ""));
+        entry["message"] = fmt::format("{}: {}", d.planned.label, entry["message"].get<std::string>());
         diagnostics.push_back(std::move(entry));
       }
       points.push_back({{"label", d.planned.label},
@@ -454,7 +460,8 @@ class SweepCommand final : public Command {
     out += table.render();
     // The points' warnings were printed as each ran; here they stand under the figures they qualify.
     for (const auto& d : sweep["diagnostics"]) {
-      out += fmt::format("{} [{}]: {}\n", d.value("severity", ""), d.value("id", ""), d.value("message", ""));
+      const auto text = [&d](const char* key) { return d.contains(key) && d[key].is_string() ? d[key].get<std::string>() : ""; };
+      out += fmt::format("{} [{}]: {}. Remedy: {}.\n", text("severity"), text("id"), text("message"), text("remedy"));
     }
     out += fmt::format("\np95 {} vs load (log scale, low to high load): {}\n", latency_metric_,
                        load::sparkline(latencies, /*log_scale=*/true));

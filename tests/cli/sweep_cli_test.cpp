@@ -101,7 +101,7 @@ TEST_F(SweepCli, EachPointsDiagnosticsAreTheSweeps) {
   fs::remove_all(dir_);
   const CliRun text = run(args({"--concurrency", "1,4"}));
   ASSERT_EQ(text.code, 0) << text.err;
-  EXPECT_THAT(text.out, HasSubstr("\nwarning [few-samples-for-tail]: concurrency 4: p99 from 12 completed requests\n"));
+  EXPECT_THAT(text.out, HasSubstr("\nwarning [few-samples-for-tail]: concurrency 4: p99 from 12 completed requests. Remedy: collect more samples before quoting the tail.\n"));
   // Each point says the warm-up it discarded: --warmup 3 here.
   EXPECT_THAT(text.out, HasSubstr("point 2/2: concurrency 4: "));
   EXPECT_THAT(text.out, HasSubstr("12 completed, 0 failed (3 warm-up discarded)"));
