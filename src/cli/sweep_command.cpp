@@ -10,6 +10,7 @@
 #include "cli/interrupt_guard.h"
 #include "cli/load_session.h"
 #include "cli/output.h"
+#include "core/signal_name.h"
 #include "core/units.h"
 #include "core/text_file.h"
 #include "load/load_runner.h"
@@ -224,9 +225,7 @@ class SweepCommand final : public Command {
     const auto stopped_before = [&](const PlannedPoint& p) {
       const bool cooled = done_.empty() || cooldown_ns == 0 || !guard.sleep_unless_interrupted(cooldown_ns);
       if (cooled && guard.signal() == 0) return false;
-      const int sig = guard.signal();
-      err << fmt::format("perfhound sweep: interrupted ({}) before {}\n",
-                         sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP", p.label);
+      err << fmt::format("perfhound sweep: interrupted ({}) before {}\n", core::signal_name(guard.signal()), p.label);
       return true;
     };
     // The order of measurement, for "point k/n": done_ holds the points in load order, so --rate auto's middle

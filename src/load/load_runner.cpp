@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <variant>
 
+#include "core/signal_name.h"
 #include "core/units.h"
 #include "load/openai_stream.h"
 #include "load/response_body.h"
@@ -139,7 +140,7 @@ class Runner {
     if (::sigaction(SIGHUP, nullptr, &hangup) == 0 && hangup.sa_handler != SIG_IGN) signals_.add(SIGHUP);
     signals_.async_wait([this](const ErrorCode& ec, int signal) {
       if (!ec) {
-        stop(fmt::format("interrupted ({})", signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP"), true);
+        stop(fmt::format("interrupted ({})", core::signal_name(signal)), true);
       }
     });
     net::co_spawn(ioc_, ticker(), net::detached);
