@@ -112,7 +112,9 @@ TEST_F(SweepCli, EachPointsDiagnosticsAreTheSweeps) {
   defaults.erase(std::find(defaults.begin(), defaults.end(), "--warmup"), std::find(defaults.begin(), defaults.end(), "--warmup") + 2);
   const CliRun wide = run(defaults);
   ASSERT_EQ(wide.code, 0) << wide.err;
-  EXPECT_THAT(wide.out, HasSubstr("point 1/1: concurrency 16: VALID, 12 completed, 0 failed (16 warm-up discarded)"));
+  // (VALID or, on a loaded machine such as a sanitizer build's, client-limited: the status is not what is tested.)
+  EXPECT_THAT(wide.out, HasSubstr("point 1/1: concurrency 16: "));
+  EXPECT_THAT(wide.out, HasSubstr(", 12 completed, 0 failed (16 warm-up discarded), "));
 }
 
 // audit judges a sweep at one point (here the last: no SLO, no operating point), so only that point's severe
