@@ -35,6 +35,29 @@ std::string first_empty_value(const CLI::App& command) {
   return {};
 }
 
+// The innermost command named on the line (the top level when none was).
+const CLI::App& innermost_command(const CLI::App& app) {
+  const CLI::App* target = &app;
+  for (const CLI::App* sub : target->get_subcommands()) target = sub;
+  return *target;
+}
+
+// One line for a flag the parser refused, led by the command it was given to and pointing at that command's
+// help ('perfhound stats --help' lists stats' flags; 'perfhound --help' only the commands).
+std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
+  const CLI::App& command = innermost_command(app);
+  const std::string name = &command == &app ? "perfhound" : "perfhound " + command.get_name();
+  std::string message = one_line(e.what());
+  // CLI11 checks required arguments before unexpected ones, so `stats --nosuch` said "file is required": the
+  // mistyped flag is what the user needs to hear.
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+    if (const std::vector<std::string> extra = command.remaining(); !extra.empty()) {
+      message = "The following argument was not expected: " + extra.front();
+    }
+  }
+  return fmt::format("{}: {} (see '{} --help')", name, message, name);
+}
+
 }  // namespace
 
 BuiltApp build_app() {
@@ -65,10 +88,7 @@ int run_app(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    // Help for the innermost subcommand that was named, else the top level.
-    const CLI::App* target = &app;
-    for (const CLI::App* sub : app.get_subcommands()) target = sub;
-    out << target->help();
+    out << innermost_command(app).help();
     return kExitOk;
   } catch (const CLI::CallForAllHelp&) {
     out << app.help("", CLI::AppFormatMode::All);
@@ -77,7 +97,7 @@ int run_app(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     out << version_line() << '\n';
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    err << "perfhound: " << one_line(e.what()) << " (see 'perfhound --help')\n";
+    err << parse_error_line(app, e) << '\n';
     return kExitUsage;
   } catch (const std::exception& e) {
     // A flag check that threw instead of reporting: still one line and exit 2, never an abort.
