@@ -43,9 +43,7 @@ class LoadCommand final : public Command {
     }
     PH_TRY(check_not_an_input("--records", records_, {flags_.dataset}));
     PH_TRY(check_not_an_input("-o", output_.output_path, {flags_.dataset}));
-    if (!records_.empty() && !output_.output_path.empty() && same_file(records_, output_.output_path)) {
-      return core::Error{"--records and -o name one file: give each its own"};
-    }
+    PH_TRY(check_distinct_outputs("--records", records_, "-o", output_.output_path));
     // Under mpirun only rank 0 writes, and a folder on its host alone is fine: the write says so if not.
     if (!mpi::active()) PH_TRY(check_output_folder(output_));
     PH_ASSIGN_OR_RETURN(const auto session, LoadSession::open("load", flags_, context));

@@ -78,9 +78,7 @@ class MergeCommand final : public Command {
   core::Result<int> run(const Context& context) override {
     PH_TRY(check_not_an_input("-o", output_.output_path, paths_));
     PH_TRY(check_not_an_input("--records", merged_path_, paths_));
-    if (!merged_path_.empty() && !output_.output_path.empty() && same_file(merged_path_, output_.output_path)) {
-      return core::Error{"--records and -o name one file: give each its own"};
-    }
+    PH_TRY(check_distinct_outputs("--records", merged_path_, "-o", output_.output_path));
     std::vector<ShardFile> files;
     for (const std::string& path : paths_) {
       ShardFile f;

@@ -57,6 +57,12 @@ core::Status check_not_an_input(std::string_view flag, const std::string& output
   return {};
 }
 
+core::Status check_distinct_outputs(std::string_view flag_a, const std::string& a, std::string_view flag_b,
+                                    const std::string& b) {
+  if (a.empty() || b.empty() || !same_file(a, b)) return {};
+  return core::Error{fmt::format("{} and {} name one file ('{}'): give each its own", flag_a, flag_b, b)};
+}
+
 std::string conditions_block(const core::Conditions& conditions) {
   std::string s = "\nconditions:\n";
   for (const auto& line : conditions.to_lines()) s += "  " + line + "\n";

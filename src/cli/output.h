@@ -33,6 +33,10 @@ bool same_file(const std::string& a, const std::string& b);
 // "FLAG 'out' is the input 'in': give another file" when `output` names one of `inputs` (writing it would destroy
 // what was measured); fine when `output` is empty.
 core::Status check_not_an_input(std::string_view flag, const std::string& output, const std::vector<std::string>& inputs);
+// "FLAG_A and FLAG_B name one file: give each its own" when two outputs of one run would write one file (the second
+// write would replace the first); fine when either is empty.
+core::Status check_distinct_outputs(std::string_view flag_a, const std::string& a, std::string_view flag_b,
+                                    const std::string& b);
 
 // The conditions as the terminal reports end with them: a blank line, "conditions:", one indented line each.
 std::string conditions_block(const core::Conditions& conditions);

@@ -79,11 +79,7 @@ class ProbeCommand final : public Command {
     // The files are written after minutes of measuring: a folder that is not there is said now, not then.
     PH_TRY(check_output_folder(output_));
     if (!catalogue_out_.empty()) PH_TRY(core::check_output_file("--catalogue-out", catalogue_out_, "chip.json"));
-    if (!output_.output_path.empty() && !catalogue_out_.empty() && same_file(output_.output_path, catalogue_out_)) {
-      return core::Error{fmt::format("--catalogue-out: '{}' is -o's file too: the chip file and the probe's document "
-                                     "need a file each",
-                                     catalogue_out_)};
-    }
+    PH_TRY(check_distinct_outputs("-o", output_.output_path, "--catalogue-out", catalogue_out_));
     if (!cuda::built_with_cuda()) return core::Error{"built without CUDA (nvcc was not found at configure time)"};
     core::Conditions conditions = core::Conditions::capture(context.argc, context.argv);
     PH_ASSIGN_OR_RETURN(const cuda::ProbeResult result, cuda::run_probe(options_, context.err));

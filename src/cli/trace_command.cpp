@@ -97,15 +97,9 @@ class TraceCommand final : public Command {
   }
 
   core::Result<int> run(const Context& context) override {
-    if (!output_.output_path.empty() && same_file(output_.output_path, path_)) {
-      return core::Error{fmt::format("-o '{}' is the input trace; give another file for the result", output_.output_path)};
-    }
-    if (!annotate_path_.empty() && same_file(annotate_path_, path_)) {
-      return core::Error{fmt::format("--annotate '{}' is the input trace; give another file", annotate_path_)};
-    }
-    if (!annotate_path_.empty() && !output_.output_path.empty() && same_file(annotate_path_, output_.output_path)) {
-      return core::Error{"--annotate and -o name the same file; give each its own"};
-    }
+    PH_TRY(check_not_an_input("-o", output_.output_path, {path_}));
+    PH_TRY(check_not_an_input("--annotate", annotate_path_, {path_}));
+    PH_TRY(check_distinct_outputs("--annotate", annotate_path_, "-o", output_.output_path));
     std::error_code ec;
     if (range_index_ != 1 && range_.empty()) return core::Error{"--range-index needs --range NAME"};
     if (fs::is_directory(path_, ec)) {

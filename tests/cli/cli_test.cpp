@@ -129,17 +129,21 @@ TEST(Cli, AnOutputThatIsAnInputIsRefused) {
       {"load", "--dataset", in, "--records", in},
       {"load", "--dataset", in, "-o", link},
       {"sweep", "--concurrency", "1", "--dataset", in, "-o", in},
+      {"trace", in, "-o", link},
+      {"trace", in, "--annotate", in},
   };
   for (const auto& args : cases) {
     const CliRun r = run(args);
     EXPECT_TRUE(is_one_line_error(r, {"is the input '"})) << args[0] << " " << args.back();
   }
-  // Two outputs on one file: said as that, not as an input.
-  for (const auto& args : std::vector<std::vector<std::string>>{{"load", "--records", other, "-o", other},
-                                                                {"merge", in, "--records", other, "-o", other}}) {
-    const CliRun r = run(args);
-    EXPECT_EQ(r.code, 2) << r.err;
-    EXPECT_THAT(r.err, HasSubstr("--records and -o name one file")) << args[0];
+  // Two outputs on one file (the second write would replace the first): said as that, not as an input.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> two_outputs = {
+      {{"load", "--records", other, "-o", other}, "--records and -o name one file ('" + other + "')"},
+      {{"merge", in, "--records", other, "-o", other}, "--records and -o name one file ('" + other + "')"},
+      {{"trace", in, "--annotate", other, "-o", other}, "--annotate and -o name one file ('" + other + "')"},
+  };
+  for (const auto& [args, expected] : two_outputs) {
+    EXPECT_TRUE(is_one_line_error(run(args), {expected})) << args[0];
   }
   std::ifstream kept(in);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "kept\n");
