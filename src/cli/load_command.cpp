@@ -36,14 +36,13 @@ class LoadCommand final : public Command {
   }
 
   core::Result<int> run(const Context& context) override {
-    if (concurrency_ && rate_) return core::Error{"--concurrency and --rate: give one (closed or open loop), not both"};
-    if (const char* flag = flags_.open_loop_only_flag(); flag != nullptr && !rate_) {
-      return core::Error{fmt::format("{}: shapes an open loop's arrivals; give --rate (a closed loop is paced by its "
-                                     "--concurrency, a replayed trace by its own times)", flag)};
-    }
+    PH_TRY(check_load_level(LoadLevel{concurrency_, rate_}));
     PH_TRY(check_not_an_input("--records", records_, {flags_.dataset}));
     PH_TRY(check_not_an_input("-o", output_.output_path, {flags_.dataset}));
     PH_TRY(check_distinct_outputs("--records", records_, "-o", output_.output_path));
+    const auto format = flags_.dataset_format();
+    const bool replay = !flags_.dataset.empty() && !concurrency_ && !rate_ && format.ok() && *format == "trace";
+    PH_TRY(flags_.check_flags_apply(rate_.has_value(), replay));
     // Under mpirun only rank 0 writes, and a folder on its host alone is fine: the write says so if not.
     if (!mpi::active()) PH_TRY(check_output_folder(output_));
     PH_ASSIGN_OR_RETURN(const auto session, LoadSession::open("load", flags_, context));

@@ -136,20 +136,9 @@ core::Status parse_warmup(std::string_view text, std::uint64_t& requests, std::i
 }
 
 core::Result<std::unique_ptr<load::Workload>> open_dataset(const LoadFlags& f, bool& replay) {
-  std::string format = f.dataset_format;
-  if (format.empty()) {
-    if (f.dataset.ends_with(".csv")) {
-      format = "trace";
-    } else if (f.dataset.ends_with(".jsonl") || f.dataset.ends_with(".ndjson")) {
-      format = "jsonl";
-    } else if (f.dataset.ends_with(".json")) {
-      format = "sharegpt";
-    } else {
-      return core::Error{fmt::format("--dataset '{}': cannot tell the format from the name; give --dataset-format", f.dataset)};
-    }
-  }
+  PH_ASSIGN_OR_RETURN(const std::string format, f.dataset_format());
   std::optional<load::LengthDistribution> output;
-  if (f.output_len_option != nullptr && f.output_len_option->count() > 0) {
+  if (f.given("--output-len")) {
     PH_ASSIGN_OR_RETURN(output, load::parse_length_distribution(f.output_len).with_context("--output-len"));
   }
   if (format == "sharegpt") {
@@ -311,11 +300,64 @@ std::string render_soak(const std::vector<load::WindowFigures>& series, const lo
 
 }  // namespace
 
-const char* LoadFlags::open_loop_only_flag() const {
-  if (arrival != "poisson") return "--arrival";
-  if (burstiness != 1.0) return "--burstiness";
-  if (ramp_start_rate != 0) return "--ramp-start-rate";
-  return nullptr;
+core::Status check_load_level(const LoadLevel& level) {
+  if (level.concurrency && level.rate) {
+    return core::Error{"--concurrency and --rate: give one (closed or open loop), not both"};
+  }
+  if (level.concurrency && (*level.concurrency < 1 || *level.concurrency > load::kMaxConcurrency)) {
+    return core::Error{fmt::format("--concurrency: must be 1 to {} (more is more clients: --shard), got {}",
+                                   load::kMaxConcurrency, *level.concurrency)};
+  }
+  return core::Status::success();
+}
+
+bool LoadFlags::given(const std::string& flag) const {
+  const CLI::Option* option = app == nullptr ? nullptr : app->get_option_no_throw(flag);
+  return option != nullptr && option->count() > 0;
+}
+
+core::Result<std::string> LoadFlags::dataset_format() const {
+  if (!dataset_format_name.empty()) return dataset_format_name;
+  if (dataset.ends_with(".csv")) return std::string("trace");
+  if (dataset.ends_with(".jsonl") || dataset.ends_with(".ndjson")) return std::string("jsonl");
+  if (dataset.ends_with(".json")) return std::string("sharegpt");
+  return core::Error{
+      fmt::format("--dataset '{}': cannot tell the format from the name; give --dataset-format", dataset)};
+}
+
+core::Status LoadFlags::check_flags_apply(bool open_loop, bool replay) const {
+  if (dataset.empty()) {
+    if (given("--dataset-format")) return core::Error{"--dataset-format: says how to read --dataset; give --dataset"};
+  } else {
+    PH_ASSIGN_OR_RETURN(const std::string format, dataset_format());
+    if (given("--input-len")) {
+      return core::Error{"--input-len: the --dataset's prompts have their own lengths; leave --input-len out"};
+    }
+    if (format == "trace" && given("--output-len")) {
+      return core::Error{"--output-len: an arrival trace gives each request's output length; leave --output-len out"};
+    }
+    if (format != "trace" && token_ids) {
+      return core::Error{fmt::format("--prompt-token-ids: the {} dataset's prompts are text; token ids are sent for "
+                                     "synthetic prompts and arrival traces only", format)};
+    }
+  }
+  if (!open_loop) {
+    for (const char* flag : {"--arrival", "--burstiness", "--ramp-start-rate"}) {
+      if (given(flag)) {
+        return core::Error{fmt::format("{}: shapes an open loop's arrivals; give --rate (a closed loop is paced by its "
+                                       "--concurrency, a replayed trace by its own times)", flag)};
+      }
+    }
+    if (!replay && max_concurrency > 0) {
+      return core::Error{"--max-concurrency: caps an open loop's requests in flight; a closed loop keeps its "
+                         "--concurrency in flight (give --rate, or leave it out)"};
+    }
+  }
+  if (!replay && given("--trace-speedup")) {
+    return core::Error{"--trace-speedup: paces an arrival-trace replay (--dataset TRACE.csv with neither "
+                       "--concurrency nor --rate); this run replays none"};
+  }
+  return core::Status::success();
 }
 
 void LoadFlags::add_to(CLI::App& app) {
@@ -324,6 +366,7 @@ void LoadFlags::add_to(CLI::App& app) {
 }
 
 void LoadFlags::add_target_to(CLI::App& app) {
+  this->app = &app;
   app.add_option("--url", url, "Base URL of the server (http or https); none: an embedded perfhound serve");
   app.add_option("--endpoint", endpoint, "API: chat (/v1/chat/completions) or completions (/v1/completions)")
       ->default_val("chat");
@@ -346,11 +389,11 @@ void LoadFlags::add_target_to(CLI::App& app) {
 void LoadFlags::add_workload_and_load_to(CLI::App& app) {
   app.add_option("--input-len", input_len, "Prompt tokens: N, uniform:LO,HI, normal:MEAN,SD, lognormal:MEDIAN,SIGMA, hist:FILE")
       ->default_val("1024");
-  output_len_option =
-      app.add_option("--output-len", output_len, "Output tokens (max_tokens), same forms as --input-len")->default_val("128");
+  app.add_option("--output-len", output_len, "Output tokens (max_tokens), same forms as --input-len")
+      ->default_val("128");
   app.add_option("--dataset", dataset, "Prompts from a file instead: ShareGPT JSON, JSONL {prompt, max_tokens}, or an "
                                        "arrival trace (CSV / JSONL of timestamp, input and output length)");
-  app.add_option("--dataset-format", dataset_format, "sharegpt, jsonl or trace (default: from the file)")
+  app.add_option("--dataset-format", dataset_format_name, "sharegpt, jsonl or trace (default: from the file)")
       ->check(CLI::IsMember({"sharegpt", "jsonl", "trace"}));
   app.add_flag("--prompt-token-ids", token_ids, "Send prompts as token ids (completions endpoint; exact input lengths)");
   app.add_option("--seed", seed, "Seed of every random choice (lengths, prompts, arrivals)")->default_val(0)->check(whole_number_in(0));
@@ -602,6 +645,15 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   s->flags = flags;
   LoadFlags& f = s->flags;
   s->conditions = core::Conditions::capture(context.argc, context.argv);
+  // The --sim-* flags configure the embedded server, which a --url replaces: they would be dropped without a word.
+  if (!f.url.empty() && f.app != nullptr) {
+    for (const CLI::Option* option : f.app->get_options()) {
+      const std::string name = option->get_name(false, false);
+      if (name.starts_with("--sim-") && option->count() > 0) {
+        return core::Error{fmt::format("{}: configures the embedded server, which --url replaces; leave it out", name)};
+      }
+    }
+  }
   PH_ASSIGN_OR_RETURN(s->endpoint, load::parse_api_endpoint(f.endpoint).with_context("--endpoint"));
   PH_ASSIGN_OR_RETURN(s->timeout_ns, core::parse_duration_ns(f.timeout).with_context("--timeout"));
   if (s->timeout_ns <= 0) return core::Error{"--timeout: must be positive"};
@@ -838,11 +890,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
                                       bool show_progress) {
   State& s = *state_;
   const LoadFlags& f = s.flags;
-  if (level.concurrency && level.rate) return core::Error{"--concurrency and --rate: give one (closed or open loop), not both"};
-  if (level.concurrency && (*level.concurrency < 1 || *level.concurrency > load::kMaxConcurrency)) {
-    return core::Error{fmt::format("--concurrency: must be 1 to {} (more is more clients: --shard), got {}",
-                                   load::kMaxConcurrency, *level.concurrency)};
-  }
+  PH_TRY(check_load_level(level));
   PH_ASSIGN_OR_RETURN(const auto workload, s.make_workload());
   const bool replay = s.replay;
 

@@ -31,9 +31,8 @@ struct LoadFlags {
   void add_workload_and_load_to(CLI::App& app);  // the workload, schedule, warm-up, SLO and output flags
 
   SimFlags sim;
-  CLI::Option* output_len_option = nullptr;
   std::string url, endpoint = "chat", model, api_key_env, timeout = "600s", max_tokens_field = "max_tokens";
-  std::string extra_body, input_len = "1024", output_len = "128", dataset, dataset_format, arrival = "poisson";
+  std::string extra_body, input_len = "1024", output_len = "128", dataset, dataset_format_name, arrival = "poisson";
   std::string ramp_up, duration, slo, compat, window, soak, metrics_path = "/metrics";
   std::optional<std::string> warmup;  // not given: 10 requests, raised to one per slot of a closed loop
   std::string shard;     // --shard K/N
@@ -47,9 +46,20 @@ struct LoadFlags {
   double burstiness = 1.0, trace_speedup = 1.0, ramp_start_rate = 0;
   std::int64_t max_concurrency = 0;
 
-  // The first flag given that shapes an open loop's arrivals only (--arrival, --burstiness, --ramp-start-rate), or
-  // nullptr: with no --rate there are no such arrivals, and the flag would be dropped without a word.
-  const char* open_loop_only_flag() const;
+  // Where the flags were registered (by add_target_to): asked which of them were given, since a default and a
+  // value given equal to it read alike.
+  const CLI::App* app = nullptr;
+  // Whether `flag` ("--input-len") was given on the command line (false where it is not a flag of this command).
+  bool given(const std::string& flag) const;
+  // The dataset's format: --dataset-format, else from the file's name. Errors name the flag.
+  core::Result<std::string> dataset_format() const;
+
+  // A flag given that this run would drop without a word, refused, naming the flag (docs/load.md, "Flags that
+  // do not apply"): --input-len beside --dataset, --output-len beside an arrival trace, --prompt-token-ids beside
+  // text prompts, --dataset-format without --dataset, an open loop's flags (--arrival, --burstiness,
+  // --ramp-start-rate, --max-concurrency) without an open loop, --trace-speedup without a replay.
+  // `open_loop`: the run, or some point of a sweep, is an open loop; `replay`: the run replays an arrival trace.
+  core::Status check_flags_apply(bool open_loop, bool replay) const;
 };
 
 // The load of one run: closed loop at a concurrency, open loop at a rate, or neither (a replayed arrival
@@ -58,6 +68,10 @@ struct LoadLevel {
   std::optional<std::int64_t> concurrency;
   std::optional<double> rate;
 };
+
+// One load level, not both; a concurrency one client can keep in flight. Errors name the flag. LoadSession::run
+// checks it too; a command checks it first, before open() starts a target.
+core::Status check_load_level(const LoadLevel& level);
 
 struct LoadRun {
   nlohmann::ordered_json document;  // the perfhound.load JSON document

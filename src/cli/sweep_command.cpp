@@ -171,10 +171,14 @@ class SweepCommand final : public Command {
     if (target_rate_ && !(*target_rate_ > 0)) return core::Error{"--target-rate: must be positive (req/s)"};
     PH_TRY(check_not_an_input("-o", output_.output_path, {flags_.dataset}));
     const bool closed = !concurrency_.empty();
-    if (const char* flag = flags_.open_loop_only_flag(); flag != nullptr && closed) {
-      return core::Error{fmt::format("{}: shapes an open loop's arrivals; a --concurrency sweep has none (give --rate)", flag)};
-    }
     const bool rate_auto = !closed && rate_ == "auto";
+    // Every point is a closed or an open loop at a level the sweep gives: none replays a trace's own times.
+    PH_TRY(flags_.check_flags_apply(!closed, false));
+    for (const char* flag : {"--points", "--auto-concurrency"}) {
+      if (!rate_auto && flags_.given(flag)) {
+        return core::Error{fmt::format("{}: plans a --rate auto sweep; this sweep's points are its list", flag)};
+      }
+    }
     std::vector<PlannedPoint> plan;
     if (closed) {
       PH_ASSIGN_OR_RETURN(const auto list, load::parse_load_list(concurrency_, "--concurrency", true));

@@ -163,8 +163,10 @@ TEST(Cli, OutOfRangeLoadsAreRefusedBeforeTheyRun) {
       {{"audit", "--live", "--requests", "8", "--input-len", "100000001"}, "--input-len: at most 100000000 tokens"},
       {{"audit", "--live", "--requests", "8", "--concurrency", "2147483647"}, "--concurrency: at most 100000"},
       {{"serve", "--max-num-seqs", "2147483647"}, "--max-num-seqs: must be 1 to 1000000"},
-      {{"load", "--requests", "3", "--trace-speedup", "1e-300"}, "--trace-speedup: must be 1e-06 to 1e+06, got 1e-300"},
-      {{"load", "--requests", "3", "--trace-speedup", "inf"}, "--trace-speedup: must be 1e-06 to 1e+06, got inf"},
+      {{"load", "--dataset", "data/load/generic_trace.csv", "--trace-speedup", "1e-300"},
+       "--trace-speedup: must be 1e-06 to 1e+06, got 1e-300"},
+      {{"load", "--dataset", "data/load/generic_trace.csv", "--trace-speedup", "inf"},
+       "--trace-speedup: must be 1e-06 to 1e+06, got inf"},
       // Past 2^64: std::stoull threw ("unexpected error: stoull").
       {{"load", "--warmup", "18446744073709551616", "--requests", "1"}, "--warmup: 18446744073709551616 requests is more"},
       // A 3-hour trace slowed a millionfold: past the nanosecond clock (it replayed 3 requests as 1).
@@ -199,6 +201,55 @@ TEST(Cli, OpenLoopFlagsWithoutARateAreRefused) {
   const CliRun none = run({"load", "--metrics-path", "none", "--requests", "1", "--sim-fixed-step-time", "100us",
                            "--input-len", "4", "--output-len", "2", "--quiet"});
   EXPECT_THAT(none.err, Not(HasSubstr("--metrics-path"))) << none.err;
+}
+
+// A flag given that the run would not use was dropped without a word: a prompt length beside a dataset that has its
+// own, a simulator flag beside the --url that replaces the simulator, --points in a sweep that plans no rates.
+// Refused, naming the flag, before any target is started; the same flags where they apply are accepted.
+TEST(Cli, FlagsThatDoNotApplyAreRefused) {
+  const std::string trace = "data/load/generic_trace.csv";  // timestamp_s,input_tokens,output_tokens
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"load", "--dataset", trace, "--input-len", "512"},
+       "perfhound load: --input-len: the --dataset's prompts have their own lengths"},
+      {{"load", "--dataset", "data/load/sharegpt_small.json", "--input-len", "1024"}, "--input-len: the --dataset's"},
+      {{"load", "--dataset", trace, "--output-len", "64"},
+       "--output-len: an arrival trace gives each request's output length"},
+      {{"load", "--dataset", "data/load/sharegpt_small.json", "--prompt-token-ids"},
+       "--prompt-token-ids: the sharegpt dataset's prompts are text"},
+      {{"load", "--dataset-format", "jsonl", "--requests", "1"}, "--dataset-format: says how to read --dataset"},
+      {{"load", "--concurrency", "4", "--max-concurrency", "2"}, "--max-concurrency: caps an open loop's requests"},
+      {{"load", "--requests", "3", "--trace-speedup", "2"}, "--trace-speedup: paces an arrival-trace replay"},
+      {{"load", "--dataset", trace, "--concurrency", "2", "--trace-speedup", "2"}, "--trace-speedup: paces"},
+      // Given at its default value, still not applied: it is the giving that is refused.
+      {{"load", "--concurrency", "2", "--arrival", "poisson"}, "--arrival: shapes an open loop's arrivals"},
+      {{"load", "--url", "http://127.0.0.1:1", "--sim-hw", "h100-sxm"},
+       "perfhound load: --sim-hw: configures the embedded server, which --url replaces"},
+      {{"audit", "--live", "--url", "http://127.0.0.1:1", "--sim-tp", "2"}, "perfhound audit: --sim-tp: configures"},
+      {{"sweep", "--concurrency", "1,2", "--points", "3"}, "perfhound sweep: --points: plans a --rate auto sweep"},
+      {{"sweep", "--rate", "1,2", "--auto-concurrency", "8"}, "--auto-concurrency: plans a --rate auto sweep"},
+      {{"sweep", "--concurrency", "1,2", "--max-concurrency", "4"}, "perfhound sweep: --max-concurrency: caps"},
+      // A concurrency no client holds is said before the target: it had been said only after GET /v1/models.
+      {{"load", "--url", "http://127.0.0.1:1", "--concurrency", "0"}, "--concurrency: must be 1 to 100000"},
+  };
+  for (const auto& [args, expected] : cases) {
+    EXPECT_TRUE(is_one_line_error(run(args), {expected}));
+  }
+  const std::vector<std::string> quick = {"--sim-fixed-step-time", "100us", "--warmup", "0", "--quiet"};
+  const auto with_quick = [&](std::vector<std::string> args) {
+    args.insert(args.end(), quick.begin(), quick.end());
+    return args;
+  };
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"load", "--dataset", trace, "--trace-speedup", "1000"},
+           {"load", "--dataset", trace, "--prompt-token-ids", "--endpoint", "completions", "--trace-speedup", "1000"},
+           {"load", "--rate", "200", "--max-concurrency", "2", "--requests", "3", "--input-len", "4", "--output-len",
+            "2"},
+           {"load", "--dataset", "data/load/prompts.jsonl", "--output-len", "3", "--requests", "2"},
+       }) {
+    const CliRun r = run(with_quick(args));
+    EXPECT_NE(r.code, 2) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("measured requests")) << r.err;
+  }
 }
 
 // report's -o named for another format than --format: an SVG written into r.png opened as neither.
