@@ -1,6 +1,7 @@
 #include "cli/compare_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -102,7 +103,31 @@ struct Run {
   bool has_samples = false;
   std::string samples_source;  // the records or sample file read, or why there are no samples
   Json diagnostics = Json::array();
+  // The warm-up discarded before the figures (seed section 7: discarded and reported), as the document or
+  // --warmup says; unset where the input does not say.
+  std::optional<std::uint64_t> warmup_discarded;
+  const char* warmup_unit = "sample";  // a load run's are requests
 };
+
+// `json`'s whole number, when it is one.
+std::optional<std::uint64_t> whole_number(const Json& json) {
+  if (json.is_number_unsigned()) return json.get<std::uint64_t>();
+  return std::nullopt;
+}
+
+// "a.json (no samples; 10 warm-up requests discarded)": a run as the text report lists it.
+std::string describe_run(const Run& r) {
+  std::vector<std::string> parts;
+  if (!r.has_samples) {
+    parts.push_back("no samples");
+  } else if (r.samples_source != r.path) {
+    parts.push_back("samples: " + r.samples_source);
+  }
+  parts.push_back(r.warmup_discarded ? fmt::format("{} warm-up {}{} discarded", *r.warmup_discarded, r.warmup_unit,
+                                                   *r.warmup_discarded == 1 ? "" : "s")
+                                     : std::string("warm-up not stated"));
+  return fmt::format("{} ({})", r.path, fmt::join(parts, "; "));
+}
 
 struct Benchmark {
   std::string name;
@@ -237,6 +262,8 @@ core::Result<Run> load_run(const fs::path& path, const Json& doc) {
   run.conditions = doc["conditions"];
   run.result = doc["result"];
   if (doc.contains("diagnostics") && doc["diagnostics"].is_array()) run.diagnostics = doc["diagnostics"];
+  run.warmup_discarded = whole_number(at_path(run.result, {"summary", "requests", "warmup_discarded"}));
+  run.warmup_unit = "request";
   PH_TRY(read_load_samples(run, path));
   return run;
 }
@@ -253,6 +280,7 @@ core::Result<Run> stats_run(const fs::path& path, const Json& doc) {
                                    path.string())};
   }
   if (doc.contains("diagnostics") && doc["diagnostics"].is_array()) run.diagnostics = doc["diagnostics"];
+  run.warmup_discarded = whole_number(at_path(run.result, {"warmup_discarded"}));
   static const Json kEmpty = Json::object();
   const Json& found = at_path(run.conditions, {"parameters"});
   const Json& parameters = found.is_object() ? found : kEmpty;
@@ -800,6 +828,7 @@ class CompareCommand final : public Command {
     for (std::size_t i = warmup_; i < column.values.size(); ++i) out.push_back(column.values[i] * to_si);
     run.has_samples = true;
     run.samples_source = path;
+    run.warmup_discarded = warmup_;
     return run;
   }
 
@@ -857,6 +886,7 @@ class CompareCommand final : public Command {
       run.conditions = doc["conditions"];
       run.result = b;
       if (b.contains("diagnostics") && b["diagnostics"].is_array()) run.diagnostics = b["diagnostics"];
+      run.warmup_discarded = whole_number(at_path(b, {"warmup_discarded"}));
       auto& values = run.samples["samples"];
       for (const Json& v : b["samples_s"]) {
         if (!v.is_number()) {
@@ -1071,6 +1101,8 @@ class CompareCommand final : public Command {
         out.push_back({{"file", r.path},
                        {"samples_from", r.has_samples ? Json(r.samples_source) : Json(nullptr)},
                        {"no_samples_because", r.has_samples ? Json(nullptr) : Json(r.samples_source)},
+                       {"warmup_discarded", r.warmup_discarded ? Json(*r.warmup_discarded) : Json(nullptr)},
+                       {"warmup_unit", r.warmup_unit},
                        {"conditions", r.conditions}});
       }
       return out;
@@ -1137,9 +1169,7 @@ class CompareCommand final : public Command {
       out += fmt::format("\n{}\n", bm.name);
       for (const auto& [label, runs] : {std::pair{"A", &bm.a}, std::pair{"B", &bm.b}}) {
         for (const Run& r : *runs) {
-          out += fmt::format("  {}: {}{}\n", label, r.path,
-                             r.has_samples ? (r.samples_source == r.path ? "" : fmt::format(" (samples: {})", r.samples_source))
-                                           : " (no samples)");
+          out += fmt::format("  {}: {}\n", label, describe_run(r));
         }
       }
       if (kind != InputKind::kSamples) {

@@ -234,6 +234,10 @@ TEST_F(CompareCli, WithoutRecordsOnlyTheReportedNumbersCompare) {
   EXPECT_TRUE(p99["p_value"].is_null());
   EXPECT_NEAR(p99["ratio"].get<double>(), 1.1, 1e-12);
   EXPECT_NEAR(metric(doc, "requests_per_s")["change"].get<double>(), 0.1, 1e-12);
+  // These documents do not say what warm-up they discarded: said, not taken as none.
+  EXPECT_TRUE(doc["result"]["benchmarks"][0]["a"][0]["warmup_discarded"].is_null());
+  const CliRun text = run({"compare", path("a.json"), path("b.json")});
+  EXPECT_THAT(text.out, HasSubstr("  A: " + path("a.json") + " (no samples; warm-up not stated)\n"));
 }
 
 TEST_F(CompareCli, SeveralRunsASideAreTestedAsRuns) {
@@ -461,6 +465,13 @@ TEST_F(CompareCli, RawSampleFilesAndStatsDocuments) {
   // The source differs by nature (two files), so it is ignored rather than refused.
   const Json& ignored = sdoc["result"]["benchmarks"][0]["conditions_diff"]["ignored"];
   EXPECT_NE(std::find(ignored.begin(), ignored.end(), "source"), ignored.end()) << ignored.dump();
+
+  // Each side's warm-up is said beside it: the stats documents state none discarded, --warmup 2 two of each file.
+  const CliRun stated = run({"compare", path("a.stats.json"), path("b.stats.json")});
+  EXPECT_THAT(stated.out, HasSubstr("  A: " + path("a.stats.json") + " (samples: " + path("a.txt") +
+                                    "; 0 warm-up samples discarded)\n"));
+  const CliRun raw = run({"compare", "--samples", "--warmup", "2", path("a.txt"), path("b.txt")});
+  EXPECT_THAT(raw.out, HasSubstr("  B: " + path("b.txt") + " (2 warm-up samples discarded)\n"));
 }
 
 TEST_F(CompareCli, BadInputIsOneLineAndExitTwo) {
@@ -565,6 +576,12 @@ TEST_F(CompareCli, TwoSimulatorRunsOneChange) {
   const Json run_a = Json::parse(std::ifstream(path("a.json")));
   EXPECT_NEAR(metric(doc, "tpot_p50")["a"].get<double>(),
               run_a["result"]["summary"]["latency"]["from_sent"]["tpot"]["p50_s"].get<double>(), 1e-12);
+  // The warm-up each run discarded (--warmup 3), beside it in the text and the JSON.
+  EXPECT_EQ(doc["result"]["benchmarks"][0]["a"][0]["warmup_discarded"], 3);
+  EXPECT_EQ(doc["result"]["benchmarks"][0]["b"][0]["warmup_unit"], "request");
+  const CliRun text = run({"compare", path("a.json"), path("b.json"), "--variable", "target"});
+  EXPECT_THAT(text.out, HasSubstr("  A: " + path("a.json") + " (samples: " + path("a.records.jsonl") +
+                                  "; 3 warm-up requests discarded)\n"));
 }
 
 }  // namespace
