@@ -61,7 +61,7 @@ class RooflineCommand final : public Command {
     app.add_option("--hw", hw_, "Chip whose roofs to use (perfhound hw list, or a chip JSON file); with --ncu, "
                                 "default: the ceilings ncu measured on the device");
     app.add_option("--precision", precision_, "Which compute roof: bf16, fp16, fp8, int8, fp32, tf32, fp4")->default_val("bf16");
-    app.add_option("--flops", flops_, "FLOPs the kernel did (e.g. 1.1T, 64M)");
+    app.add_option("--flops", flops_, "FLOPs the kernel did, integer operations for int8 (e.g. 1.1T, 64M)");
     app.add_option("--bytes", bytes_, "Bytes it moved to and from DRAM (e.g. 805M)");
     app.add_option("--time", time_, "Its measured time (e.g. 1.45ms, 200us)");
     app.add_option("--ncu", ncu_, "Nsight Compute CSV (ncu --set roofline --csv --page raw ...): every kernel in it");
@@ -95,14 +95,19 @@ class RooflineCommand final : public Command {
     conditions.set("bytes", m.bytes);
     conditions.set("time_s", m.time_s);
 
-    std::string text = fmt::format("perfhound roofline: {} FLOP, {} moved, in {} on {}\n\n", format_si(m.flops, ""),
-                                   core::format_bytes(m.bytes), core::format_duration_ns(m.time_s * 1e9), roof.label);
+    // Integer math counts operations, not floating-point ones (hw::peak_rate_unit): int8 reads in OP, OP/byte, OP/s.
+    PH_ASSIGN_OR_RETURN(const model::Precision precision, model::parse_precision(precision_).with_context("--precision"));
+    const std::string_view rate_unit = hw::peak_rate_unit(model::precision_info(precision).peak_key);
+    const std::string op(rate_unit.substr(0, rate_unit.size() - std::string_view("/s").size()));
+    // Bytes in decimal units, as --bytes 400M and the B/s beside them are.
+    std::string text = fmt::format("perfhound roofline: {}, {} moved, in {} on {}\n\n", format_si(m.flops, op),
+                                   format_si(m.bytes, "B"), core::format_duration_ns(m.time_s * 1e9), roof.label);
     text += fmt::format("VERDICT: {}: {}\n\n", roofline::case_name(p.roofline_case), roofline::advice(p.roofline_case));
     report::TableWriter t({{"figure", report::Align::kLeft}, {"value"}});
-    t.add_row({"arithmetic intensity", fmt::format("{:.3g} FLOP/byte", p.arithmetic_intensity)});
-    t.add_row({"ridge point", fmt::format("{:.3g} FLOP/byte", p.ridge_point)});
-    t.add_row({"attainable", format_si(p.attainable_flops_per_s, "FLOP/s")});
-    t.add_row({"achieved", format_si(p.achieved_flops_per_s, "FLOP/s") + ", " + format_si(p.achieved_bytes_per_s, "B/s")});
+    t.add_row({"arithmetic intensity", fmt::format("{:.3g} {}/byte", p.arithmetic_intensity, op)});
+    t.add_row({"ridge point", fmt::format("{:.3g} {}/byte", p.ridge_point, op)});
+    t.add_row({"attainable", format_si(p.attainable_flops_per_s, rate_unit)});
+    t.add_row({"achieved", format_si(p.achieved_flops_per_s, rate_unit) + ", " + format_si(p.achieved_bytes_per_s, "B/s")});
     t.add_row({"fraction of attainable", core::format_percent(p.fraction_of_attainable)});
     t.add_row({"roofline bound time", core::format_duration_ns(p.bound_time_s * 1e9)});
     text += t.render() + conditions_block(conditions);

@@ -604,6 +604,24 @@ TEST(CliRoofline, ComputeBoundGemmOnH100ByHand) {
   expect_near_rel(c["time_s"].get<double>(), time, 1e-12);
   EXPECT_THAT(c["compute_roof"].get<std::string>(), StartsWith("spec sheet"));
   EXPECT_THAT(c["memory_roof"].get<std::string>(), StartsWith("spec sheet"));
+  // The text in floating-point operations, and bytes in the decimal units they were given in (402.7M, not MiB).
+  const CliRun text = run({"roofline", "--hw", "h100-sxm", "--flops", "1.0995T", "--bytes", "402.7M", "--time", "1.5ms"});
+  EXPECT_THAT(text.out, HasSubstr("perfhound roofline: 1.10 TFLOP, 403 MB moved, in 1.50 ms"));
+  EXPECT_THAT(text.out, HasSubstr("2.73e+03 FLOP/byte"));
+}
+
+// int8 math is counted in operations, not floating-point ones (the datasheet's "INT8 Tensor Core 3,958 TOPS",
+// halved to 1,979 dense): the same figures read in OP, OP/byte and OP/s against the int8 roof, whose ridge is
+// 1979e12 / 3.35e12 = 591 OP/byte.
+TEST(CliRoofline, Int8IsInOperations) {
+  const CliRun r = run({"roofline", "--hw", "h100-sxm", "--precision", "int8", "--flops", "1T", "--bytes", "400M",
+                        "--time", "1ms"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("perfhound roofline: 1.00 TOP, 400 MB moved"));
+  EXPECT_THAT(r.out, HasSubstr("591 OP/byte"));
+  EXPECT_THAT(r.out, HasSubstr("1.98 POP/s"));
+  // (The conditions quote the datasheet, TFLOPS and all, and keep the JSON's field names.)
+  EXPECT_THAT(r.out.substr(0, r.out.find("\nconditions:")), Not(HasSubstr("FLOP")));
 }
 
 // A 64M-element fp32 add (2^26 elements: 67.1M FLOPs; two 4-byte reads and one write, 805 MB) in 0.2 ms on
