@@ -1,6 +1,7 @@
 #include "cli/app.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <ostream>
 
 #include "core/version.h"
@@ -42,20 +43,49 @@ const CLI::App& innermost_command(const CLI::App& app) {
   return *target;
 }
 
-// One line for a flag the parser refused, led by the command it was given to and pointing at that command's
-// help ('perfhound stats --help' lists stats' flags; 'perfhound --help' only the commands).
+// "perfhound" or "perfhound stats": the innermost command named, as error lines start.
+std::string command_name(const CLI::App& app) {
+  const CLI::App& command = innermost_command(app);
+  return &command == &app ? "perfhound" : "perfhound " + command.get_name();
+}
+
+// A usage error, led by the command and pointing at that command's help ('perfhound stats --help' lists stats'
+// flags; 'perfhound --help' only the commands).
+std::string usage_line(const CLI::App& app, const std::string& message) {
+  const std::string name = command_name(app);
+  return fmt::format("{}: {} (see '{} --help')", name, message, name);
+}
+
+// The words of `extras` that look like flags: not a bare value, and not `--` (CLI11 keeps the separator among
+// the extras; `merge -- $FILES` with an empty glob is a missing file, not a stray `--`).
+std::vector<std::string> flag_words(const std::vector<std::string>& extras) {
+  std::vector<std::string> flags;
+  for (const std::string& word : extras) {
+    if (word.size() > 1 && word.front() == '-' && word != "--") flags.push_back(word);
+  }
+  return flags;
+}
+
+// One line for what the parser refused.
 std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
   const CLI::App& command = innermost_command(app);
-  const std::string name = &command == &app ? "perfhound" : "perfhound " + command.get_name();
+  // Flags before the command name are the top level's, which has none of the command's: `perfhound --json stats`
+  // is the order, not the flag, that is wrong.
+  if (const std::vector<std::string> before = flag_words(app.remaining()); &command != &app && !before.empty()) {
+    return fmt::format("perfhound: {}: flags go after the command name ('perfhound {} {} ...')",
+                       fmt::join(before, " "), command.get_name(), fmt::join(before, " "));
+  }
   std::string message = one_line(e.what());
   // CLI11 checks required arguments before unexpected ones, so `stats --nosuch` said "file is required": the
-  // mistyped flag is what the user needs to hear.
+  // mistyped flag is what the user needs to hear. A stray bare value keeps the required message
+  // (`mfu llama-3-8b ...` is missing --model).
   if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
-    if (const std::vector<std::string> extra = command.remaining(); !extra.empty()) {
-      message = "The following argument was not expected: " + extra.front();
+    if (const std::vector<std::string> flags = flag_words(command.remaining()); !flags.empty()) {
+      message = fmt::format("The following argument{} not expected: {}", flags.size() == 1 ? " was" : "s were",
+                            fmt::join(flags, " "));
     }
   }
-  return fmt::format("{}: {} (see '{} --help')", name, message, name);
+  return usage_line(app, message);
 }
 
 }  // namespace
@@ -101,7 +131,7 @@ int run_app(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return kExitUsage;
   } catch (const std::exception& e) {
     // A flag check that threw instead of reporting: still one line and exit 2, never an abort.
-    err << "perfhound: " << one_line(e.what()) << " (see 'perfhound --help')\n";
+    err << usage_line(app, one_line(e.what())) << '\n';
     return kExitUsage;
   }
 

@@ -40,6 +40,7 @@ class AuditCommand final : public Command {
                    "profile_export_genai_perf.json, or a claim file (.json, .yaml; docs/audit.md). '-' for stdin (JSON)");
     app.add_flag("--list-rules", list_rules_, "Print every rule (id, severity, seed section, meaning, remedy) and exit");
     add_output_flags(app, output_);
+    const std::size_t file_mode_options = app.get_options().size();
     // Live checks of an endpoint (--url), or of the embedded perfhound serve (--live, with its --sim-* flags).
     target_.add_target_to(app);
     app.add_flag("--live", live_, "Run the live checks against the embedded perfhound serve (--sim-* flags) instead of a --url");
@@ -52,6 +53,9 @@ class AuditCommand final : public Command {
     app.add_option("--warmup", live_options_.warmup, "Live: requests discarded before each run")->default_val(2);
     app.add_option("--seed", target_.seed, "Live: seed of the prompts (the seed check uses it and the next)")->default_val(0)
         ->check(whole_number_in(0));
+    // Every flag from the target's on is the live checks': auditing a FILE would drop them without a word.
+    const std::vector<CLI::Option*> options = app.get_options();
+    live_flags_.assign(options.begin() + static_cast<std::ptrdiff_t>(file_mode_options), options.end());
   }
 
   core::Result<int> run(const Context& context) override {
@@ -70,6 +74,12 @@ class AuditCommand final : public Command {
       return run_live_audit(target_, live_options_, context, output_);
     }
     if (path_.empty()) return core::Error{"give the FILE to audit, --url URL for the live checks, or --list-rules"};
+    for (const CLI::Option* flag : live_flags_) {
+      if (flag->count() > 0) {
+        return core::Error{fmt::format("{}: a flag of the live checks; auditing '{}' sends nothing (give --url or "
+                                       "--live instead of the FILE)", flag->get_name(false, false), path_)};
+      }
+    }
     PH_ASSIGN_OR_RETURN(const std::string text, read_input());
     PH_ASSIGN_OR_RETURN(const audit::Claim claim, audit::import_claim(path_ == "-" ? "<stdin>" : path_, text));
     const std::vector<audit::Finding> findings = audit::audit_claim(claim);
@@ -164,6 +174,7 @@ class AuditCommand final : public Command {
   bool list_rules_ = false, live_ = false;
   LoadFlags target_;
   LiveAuditOptions live_options_;
+  std::vector<const CLI::Option*> live_flags_;  // the live checks' flags, refused beside a FILE
   OutputOptions output_;
 };
 

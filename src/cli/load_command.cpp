@@ -40,9 +40,7 @@ class LoadCommand final : public Command {
     PH_TRY(check_not_an_input("--records", records_, {flags_.dataset}));
     PH_TRY(check_not_an_input("-o", output_.output_path, {flags_.dataset}));
     PH_TRY(check_distinct_outputs("--records", records_, "-o", output_.output_path));
-    const auto format = flags_.dataset_format();
-    const bool replay = !flags_.dataset.empty() && !concurrency_ && !rate_ && format.ok() && *format == "trace";
-    PH_TRY(flags_.check_flags_apply(rate_.has_value(), replay));
+    PH_TRY(flags_.check_flags_apply(rate_.has_value(), flags_.replays(LoadLevel{concurrency_, rate_})));
     // Under mpirun only rank 0 writes, and a folder on its host alone is fine: the write says so if not.
     if (!mpi::active()) PH_TRY(check_output_folder(output_));
     PH_ASSIGN_OR_RETURN(const auto session, LoadSession::open("load", flags_, context));

@@ -135,7 +135,7 @@ core::Status parse_warmup(std::string_view text, std::uint64_t& requests, std::i
   return core::Status::success();
 }
 
-core::Result<std::unique_ptr<load::Workload>> open_dataset(const LoadFlags& f, bool& replay) {
+core::Result<std::unique_ptr<load::Workload>> open_dataset(const LoadFlags& f) {
   PH_ASSIGN_OR_RETURN(const std::string format, f.dataset_format());
   std::optional<load::LengthDistribution> output;
   if (f.given("--output-len")) {
@@ -156,7 +156,6 @@ core::Result<std::unique_ptr<load::Workload>> open_dataset(const LoadFlags& f, b
     }
     return load::read_jsonl_prompts(f.dataset, options).with_context("--dataset");
   }
-  replay = true;
   load::TraceOptions options;
   options.seed = f.seed;
   options.token_ids = f.token_ids;
@@ -325,7 +324,25 @@ core::Result<std::string> LoadFlags::dataset_format() const {
       fmt::format("--dataset '{}': cannot tell the format from the name; give --dataset-format", dataset)};
 }
 
+bool LoadFlags::replays(const LoadLevel& level) const {
+  if (dataset.empty() || level.rate || level.concurrency) return false;
+  const auto format = dataset_format();
+  return format.ok() && *format == "trace";
+}
+
+core::Status LoadFlags::check_target_flags() const {
+  if (url.empty() || app == nullptr) return core::Status::success();
+  for (const CLI::Option* option : app->get_options()) {
+    const std::string name = option->get_name(false, false);
+    if (name.starts_with(sim.prefix()) && option->count() > 0) {
+      return core::Error{fmt::format("{}: configures the embedded server, which --url replaces; leave it out", name)};
+    }
+  }
+  return core::Status::success();
+}
+
 core::Status LoadFlags::check_flags_apply(bool open_loop, bool replay) const {
+  PH_TRY(check_target_flags());
   if (dataset.empty()) {
     if (given("--dataset-format")) return core::Error{"--dataset-format: says how to read --dataset; give --dataset"};
   } else {
@@ -336,10 +353,22 @@ core::Status LoadFlags::check_flags_apply(bool open_loop, bool replay) const {
     if (format == "trace" && given("--output-len")) {
       return core::Error{"--output-len: an arrival trace gives each request's output length; leave --output-len out"};
     }
+    // A .jsonl arrival trace (Mooncake's) is read as prompts unless told: say so where a flag shows a trace was meant.
+    const std::string jsonl_trace_hint = format == "jsonl" && dataset_format_name.empty()
+                                             ? " (a .jsonl arrival trace needs --dataset-format trace)"
+                                             : "";
     if (format != "trace" && token_ids) {
       return core::Error{fmt::format("--prompt-token-ids: the {} dataset's prompts are text; token ids are sent for "
-                                     "synthetic prompts and arrival traces only", format)};
+                                     "synthetic prompts and arrival traces only{}", format, jsonl_trace_hint)};
     }
+    if (format != "trace" && given("--trace-speedup")) {
+      return core::Error{fmt::format("--trace-speedup: paces an arrival-trace replay, and the {} dataset is "
+                                     "prompts{}", format, jsonl_trace_hint)};
+    }
+  }
+  if (replay && given("--ramp-up")) {
+    return core::Error{"--ramp-up: a replayed trace keeps its own times; leave --ramp-up out (or give --rate or "
+                       "--concurrency to send the trace's requests at a load of your own)"};
   }
   if (!open_loop) {
     for (const char* flag : {"--arrival", "--burstiness", "--ramp-start-rate"}) {
@@ -348,7 +377,7 @@ core::Status LoadFlags::check_flags_apply(bool open_loop, bool replay) const {
                                        "--concurrency, a replayed trace by its own times)", flag)};
       }
     }
-    if (!replay && max_concurrency > 0) {
+    if (!replay && given("--max-concurrency")) {
       return core::Error{"--max-concurrency: caps an open loop's requests in flight; a closed loop keeps its "
                          "--concurrency in flight (give --rate, or leave it out)"};
     }
@@ -356,6 +385,10 @@ core::Status LoadFlags::check_flags_apply(bool open_loop, bool replay) const {
   if (!replay && given("--trace-speedup")) {
     return core::Error{"--trace-speedup: paces an arrival-trace replay (--dataset TRACE.csv with neither "
                        "--concurrency nor --rate); this run replays none"};
+  }
+  // The server's metrics are scraped per window of a soak only.
+  if (given("--metrics-path") && metrics_path != "none" && soak.empty()) {
+    return core::Error{"--metrics-path: scraped during a --soak only; add --soak"};
   }
   return core::Status::success();
 }
@@ -439,7 +472,6 @@ struct LoadSession::State {
   std::uint64_t warmup_requests = 0;
   load::Slo slo;
   std::optional<load::CompatTool> compat;
-  bool replay = false;
   nlohmann::ordered_json workload_description;  // Workload::describe()
   load::Shard shard;                            // --shard, or under mpirun this rank of all
   bool ranks = false;                           // under mpirun: the run is shared out and merged on rank 0
@@ -454,7 +486,7 @@ struct LoadSession::State {
   }
 
   core::Result<std::unique_ptr<load::Workload>> make_workload() {
-    if (!flags.dataset.empty()) return open_dataset(flags, replay);
+    if (!flags.dataset.empty()) return open_dataset(flags);
     PH_ASSIGN_OR_RETURN(auto input, load::parse_length_distribution(flags.input_len).with_context("--input-len"));
     PH_ASSIGN_OR_RETURN(auto output, load::parse_length_distribution(flags.output_len).with_context("--output-len"));
     return load::make_synthetic_workload(std::move(input), std::move(output), flags.seed, flags.token_ids);
@@ -645,15 +677,7 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
   s->flags = flags;
   LoadFlags& f = s->flags;
   s->conditions = core::Conditions::capture(context.argc, context.argv);
-  // The --sim-* flags configure the embedded server, which a --url replaces: they would be dropped without a word.
-  if (!f.url.empty() && f.app != nullptr) {
-    for (const CLI::Option* option : f.app->get_options()) {
-      const std::string name = option->get_name(false, false);
-      if (name.starts_with("--sim-") && option->count() > 0) {
-        return core::Error{fmt::format("{}: configures the embedded server, which --url replaces; leave it out", name)};
-      }
-    }
-  }
+  PH_TRY(f.check_target_flags());  // audit --url calls no check_flags_apply
   PH_ASSIGN_OR_RETURN(s->endpoint, load::parse_api_endpoint(f.endpoint).with_context("--endpoint"));
   PH_ASSIGN_OR_RETURN(s->timeout_ns, core::parse_duration_ns(f.timeout).with_context("--timeout"));
   if (s->timeout_ns <= 0) return core::Error{"--timeout: must be positive"};
@@ -689,10 +713,6 @@ core::Result<std::unique_ptr<LoadSession>> LoadSession::open(std::string_view co
     return core::Error{fmt::format("--trace-speedup: must be 1e-06 to 1e+06, got {:g}", f.trace_speedup)};
   }
   if (f.max_concurrency < 0) return core::Error{"--max-concurrency: must be >= 0"};
-  // The server's metrics are scraped per window of a soak only: elsewhere the flag would be dropped without a word.
-  if (f.metrics_path != "/metrics" && f.metrics_path != "none" && f.soak.empty()) {
-    return core::Error{"--metrics-path: scraped during a --soak only; add --soak"};
-  }
   if (!f.slo.empty()) {
     PH_ASSIGN_OR_RETURN(s->slo, load::parse_slo(f.slo).with_context("--slo"));
   }
@@ -892,7 +912,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   const LoadFlags& f = s.flags;
   PH_TRY(check_load_level(level));
   PH_ASSIGN_OR_RETURN(const auto workload, s.make_workload());
-  const bool replay = s.replay;
+  const bool replay = f.replays(level);
 
   // --- plan
   load::RunPlan plan;
@@ -902,7 +922,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
   plan.max_concurrency = f.max_concurrency;
   plan.trace_speedup = f.trace_speedup;
   plan.measured_requests = f.requests;
-  if (!f.requests && s.duration_ns == 0 && !(replay && !level.rate && !level.concurrency)) plan.measured_requests = 100;
+  if (!f.requests && s.duration_ns == 0 && !replay) plan.measured_requests = 100;
   std::optional<load::ArrivalSchedule> schedule;
   std::unique_ptr<load::ArrivalCursor> cursor;
   std::string load_description;
@@ -918,7 +938,7 @@ core::Result<LoadRun> LoadSession::run(const LoadLevel& level, const std::string
     load_description = fmt::format("open loop, {:.6g} req/s {}", *level.rate, f.arrival);
     if (process == load::ArrivalProcess::kGamma) load_description += fmt::format(" (burstiness {})", f.burstiness);
     if (f.max_concurrency > 0) load_description += fmt::format(", max concurrency {}", f.max_concurrency);
-  } else if (replay && !level.concurrency) {
+  } else if (replay) {
     plan.mode = load::LoadMode::kTraceReplay;
     load_description = fmt::format("arrival-trace replay at {}x", f.trace_speedup);
   } else {

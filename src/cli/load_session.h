@@ -23,6 +23,13 @@
 
 namespace perfhound::cli {
 
+// The load of one run: closed loop at a concurrency, open loop at a rate, or neither (a replayed arrival
+// trace keeps its own times; otherwise closed loop at concurrency 1).
+struct LoadLevel {
+  std::optional<std::int64_t> concurrency;
+  std::optional<double> rate;
+};
+
 // Every flag of `perfhound load` except the load level (--concurrency / --rate), which `load` takes as one
 // value and `sweep` as a list.
 struct LoadFlags {
@@ -50,23 +57,22 @@ struct LoadFlags {
   // value given equal to it read alike.
   const CLI::App* app = nullptr;
   // Whether `flag` ("--input-len") was given on the command line (false where it is not a flag of this command).
+  // It asks the command's parser by name: under audit, "--input-len" is audit's own live flag, not input_len.
   bool given(const std::string& flag) const;
   // The dataset's format: --dataset-format, else from the file's name. Errors name the flag.
   core::Result<std::string> dataset_format() const;
+  // Whether a run at `level` replays an arrival trace at its own times: a trace dataset and no load level.
+  bool replays(const LoadLevel& level) const;
+  // A --sim-* flag given beside --url (the embedded server it configures is replaced), refused naming it.
+  core::Status check_target_flags() const;
 
   // A flag given that this run would drop without a word, refused, naming the flag (docs/load.md, "Flags that
-  // do not apply"): --input-len beside --dataset, --output-len beside an arrival trace, --prompt-token-ids beside
-  // text prompts, --dataset-format without --dataset, an open loop's flags (--arrival, --burstiness,
-  // --ramp-start-rate, --max-concurrency) without an open loop, --trace-speedup without a replay.
+  // do not apply"): check_target_flags, --input-len beside --dataset, --output-len beside an arrival trace,
+  // --prompt-token-ids beside text prompts, --dataset-format without --dataset, an open loop's flags (--arrival,
+  // --burstiness, --ramp-start-rate, --max-concurrency) without an open loop, --trace-speedup without a replay,
+  // --ramp-up on a replay, --metrics-path without --soak.
   // `open_loop`: the run, or some point of a sweep, is an open loop; `replay`: the run replays an arrival trace.
   core::Status check_flags_apply(bool open_loop, bool replay) const;
-};
-
-// The load of one run: closed loop at a concurrency, open loop at a rate, or neither (a replayed arrival
-// trace keeps its own times; otherwise closed loop at concurrency 1).
-struct LoadLevel {
-  std::optional<std::int64_t> concurrency;
-  std::optional<double> rate;
 };
 
 // One load level, not both; a concurrency one client can keep in flight. Errors name the flag. LoadSession::run

@@ -28,6 +28,8 @@ class SimFlags {
   // Validates the values and builds the engine; errors name the flag.
   core::Result<SimulatedServer> build() const;
   std::uint64_t seed() const { return seed_; }
+  // What the flags' names start with ("--sim-" under load), once add_to has run.
+  const std::string& prefix() const { return prefix_; }
 
  private:
   std::string prefix_ = "--";

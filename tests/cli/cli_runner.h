@@ -34,7 +34,9 @@ inline CliRun run(std::vector<std::string> args) {
 inline ::testing::AssertionResult is_one_line_error(const CliRun& r, const std::vector<std::string>& needles) {
   if (r.code != 2) return ::testing::AssertionFailure() << "exit " << r.code << ", not 2; stderr: " << r.err;
   const auto lines = std::count(r.err.begin(), r.err.end(), '\n');
-  if (lines != 1) return ::testing::AssertionFailure() << lines << " lines on stderr, not 1: " << r.err;
+  if (lines != 1 || r.err.back() != '\n') {
+    return ::testing::AssertionFailure() << "stderr is not one line ending in a newline: " << r.err;
+  }
   for (const auto& needle : needles) {
     if (r.err.find(needle) == std::string::npos) {
       return ::testing::AssertionFailure() << "stderr lacks '" << needle << "': " << r.err;

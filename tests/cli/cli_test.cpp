@@ -78,6 +78,17 @@ TEST(Cli, UnknownCommandOrFlagIsOneLineAndExitTwo) {
       {{"stats"}, "perfhound stats: file is required (see 'perfhound stats --help')\n"},
       {{"load", "--requests", "x"},
        "perfhound load: --requests: must be a whole number, got 'x' (see 'perfhound load --help')\n"},
+      // Every stray flag, in the order given; a stray bare value keeps the message about what is missing.
+      {{"stats", "--a", "--b"},
+       "perfhound stats: The following arguments were not expected: --a --b (see 'perfhound stats --help')\n"},
+      {{"mfu", "llama-3-8b", "--hw", "h100-sxm", "--phase", "decode"},
+       "perfhound mfu: --model is required (see 'perfhound mfu --help')\n"},
+      // `--` is a separator, not a stray flag: `merge -- $FILES` with an empty glob is a missing file.
+      {{"merge", "--"}, "perfhound merge: records is required (see 'perfhound merge --help')\n"},
+      // A flag before the command name is the order gone wrong: --json is a flag of stats, not unknown to it.
+      {{"--json", "stats", "samples.txt"},
+       "perfhound: --json: flags go after the command name ('perfhound stats --json ...')\n"},
+      {{"--json", "stats"}, "perfhound: --json: flags go after the command name ('perfhound stats --json ...')\n"},
   };
   for (const auto& [args, expected] : cases) {
     const CliRun r = run(args);
@@ -228,12 +239,26 @@ TEST(Cli, FlagsThatDoNotApplyAreRefused) {
       {{"sweep", "--concurrency", "1,2", "--points", "3"}, "perfhound sweep: --points: plans a --rate auto sweep"},
       {{"sweep", "--rate", "1,2", "--auto-concurrency", "8"}, "--auto-concurrency: plans a --rate auto sweep"},
       {{"sweep", "--concurrency", "1,2", "--max-concurrency", "4"}, "perfhound sweep: --max-concurrency: caps"},
+      // A Mooncake .jsonl trace is read as prompts unless told: the flags that show a trace was meant say how.
+      {{"load", "--dataset", "data/load/mooncake_trace.jsonl", "--trace-speedup", "10"},
+       "(a .jsonl arrival trace needs --dataset-format trace)"},
+      {{"load", "--dataset", trace, "--ramp-up", "1s"}, "--ramp-up: a replayed trace keeps its own times"},
+      {{"load", "--max-concurrency", "0", "--requests", "1"}, "--max-concurrency: caps an open loop's"},
+      {{"load", "--metrics-path", "/metrics", "--requests", "1"}, "--metrics-path: scraped during a --soak only"},
+      // Refused before the sweep makes its --out folder.
+      {{"sweep", "--concurrency", "1", "--url", "http://127.0.0.1:1", "--sim-tp", "2", "--out", "never-made-sweep"},
+       "perfhound sweep: --sim-tp: configures the embedded server"},
+      // Auditing a file sends nothing: the live checks' flags beside it are refused.
+      {{"audit", "data/audit/perfhound_load_clean.json", "--requests", "9"},
+       "perfhound audit: --requests: a flag of the live checks; auditing 'data/audit/perfhound_load_clean.json'"},
+      {{"audit", "data/audit/perfhound_load_clean.json", "--sim-tp", "2"}, "--sim-tp: a flag of the live checks"},
       // A concurrency no client holds is said before the target: it had been said only after GET /v1/models.
       {{"load", "--url", "http://127.0.0.1:1", "--concurrency", "0"}, "--concurrency: must be 1 to 100000"},
   };
   for (const auto& [args, expected] : cases) {
     EXPECT_TRUE(is_one_line_error(run(args), {expected}));
   }
+  EXPECT_FALSE(std::filesystem::exists("never-made-sweep"));
   const std::vector<std::string> quick = {"--sim-fixed-step-time", "100us", "--warmup", "0", "--quiet"};
   const auto with_quick = [&](std::vector<std::string> args) {
     args.insert(args.end(), quick.begin(), quick.end());
@@ -245,6 +270,8 @@ TEST(Cli, FlagsThatDoNotApplyAreRefused) {
            {"load", "--rate", "200", "--max-concurrency", "2", "--requests", "3", "--input-len", "4", "--output-len",
             "2"},
            {"load", "--dataset", "data/load/prompts.jsonl", "--output-len", "3", "--requests", "2"},
+           {"load", "--dataset", "data/load/mooncake_trace.jsonl", "--dataset-format", "trace", "--trace-speedup",
+            "1000"},
        }) {
     const CliRun r = run(with_quick(args));
     EXPECT_NE(r.code, 2) << r.err;
