@@ -345,14 +345,22 @@ void check_runs(const Claim& claim, std::vector<Finding>& out) {
 
 void check_samples(const Claim& claim, std::vector<Finding>& out) {
   for (const auto& l : claim.latencies) {
-    const auto q = l.highest_tail_percentile();
-    if (!q || !l.samples || *q >= 100) continue;
-    // pQ is more than the largest value only when the top (100 - Q)% holds at least one sample.
-    const auto needed = static_cast<std::int64_t>(core::samples_for_percentile(*q));
-    if (*l.samples < needed) {
-      out.push_back({&kFewSamplesForTail, fmt::format("{} p{:g} from {} samples (needs at least {})", l.metric, *q,
-                                                      *l.samples, needed)});
+    if (!l.samples) continue;
+    // Every tail percentile stated (p90 up) that the samples cannot carry, lowest first, so the finding also says
+    // which tails may still be quoted: those it does not name. pQ is more than the largest value only when the
+    // top (100 - Q)% holds at least one sample.
+    std::vector<std::string> short_tails, needs;
+    for (const auto& [q, value] : l.percentiles_s) {
+      if (q < 90 || q >= 100) continue;
+      const auto needed = static_cast<std::int64_t>(core::samples_for_percentile(q));
+      if (*l.samples >= needed) continue;
+      short_tails.push_back(fmt::format("p{:g}", q));
+      needs.push_back(fmt::format("{}", needed));
     }
+    if (short_tails.empty()) continue;
+    out.push_back({&kFewSamplesForTail, fmt::format("{} {} from {} samples (needs at least {})", l.metric,
+                                                    fmt::join(short_tails, " and "), *l.samples,
+                                                    fmt::join(needs, " and "))});
   }
 }
 

@@ -153,6 +153,12 @@ TEST(AuditRules, TailPercentileSampleThresholds) {
   const std::string text = describe(findings);
   EXPECT_THAT(text, HasSubstr("ttft p99.9 from 999 samples (needs at least 1000)"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("tpot p95")));  // p95 needs 20
+  // Every short tail is named, not only the highest: from 60 samples p95 holds (20), p99 and p99.9 do not (100,
+  // 1000), so the reader knows p95 is the highest that may be quoted.
+  Claim several;
+  several.latencies.push_back({"e2e", 0.1, std::nullopt, {{50, 0.1}, {95, 0.2}, {99, 0.3}, {99.9, 0.4}}, 60});
+  EXPECT_THAT(describe(audit_claim(several)),
+              HasSubstr("e2e p99 and p99.9 from 60 samples (needs at least 100 and 1000)"));
 }
 
 TEST(AuditRules, FindingsJsonCarriesRuleSeverityAndRemedy) {
