@@ -38,21 +38,25 @@ Summary summarize_sorted(std::span<const double> sorted) {
   // Corrected two-pass algorithm (Chan, Golub & LeVeque 1983, eq. 1.7): the second pass's sum of deviations
   // cancels the first pass's rounding of the mean, so large close values (timestamps in ns) keep their
   // digits. One-pass Welford loses ~1e-8 relative on 1000 values near 1e9 (tests/core/percentile_test.cpp).
+  // Values past 1e150 are scaled by a power of two first (exact): their sum, or a deviation's square, would
+  // pass the largest double, and three values near 1.5e308 had a mean of inf.
+  const double largest = std::max(std::abs(sorted.front()), std::abs(sorted.back()));
+  const double scale = std::isfinite(largest) && largest > 1e150 ? std::ldexp(1.0, -std::ilogb(largest)) : 1.0;
   const auto n = static_cast<double>(sorted.size());
   double sum = 0;
   for (double x : sorted) {
     PH_CHECK(!std::isnan(x));
-    sum += x;
+    sum += x * scale;
   }
   const double first_mean = sum / n;
   double deviations = 0, squares = 0;
   for (double x : sorted) {
-    const double d = x - first_mean;
+    const double d = x * scale - first_mean;
     deviations += d;
     squares += d * d;
   }
-  s.mean = std::isfinite(first_mean) ? first_mean + deviations / n : first_mean;
-  s.stddev = sorted.size() > 1 ? std::sqrt((squares - deviations * deviations / n) / (n - 1))
+  s.mean = (std::isfinite(first_mean) ? first_mean + deviations / n : first_mean) / scale;
+  s.stddev = sorted.size() > 1 ? std::sqrt((squares - deviations * deviations / n) / (n - 1)) / scale
                                : std::numeric_limits<double>::quiet_NaN();
   s.min = sorted.front();
   s.max = sorted.back();

@@ -164,6 +164,21 @@ TEST(PercentileTest, Infinities) {
   EXPECT_EQ(s.mean, kInf);
 }
 
+// Finite values whose sum passes the largest double (1.8e308) still have a finite mean and spread: by hand,
+// mean (1 + 1.5 + 1.7) / 3 = 1.4e308 and stddev sqrt((0.4^2 + 0.1^2 + 0.3^2) / 2) = sqrt(0.13) e308. It had
+// been inf.
+TEST(PercentileTest, HugeFiniteValuesHaveAFiniteMeanAndSpread) {
+  const Summary s = summarize(std::vector<double>{1.5e308, 1e308, 1.7e308});
+  EXPECT_NEAR(s.mean / 1e308, 1.4, 1e-15);
+  EXPECT_NEAR(s.stddev / 1e308, std::sqrt(0.13), 1e-15);
+  // Negative ones too, and a spread of 1e200 (its square, 1e400, would pass the largest double unscaled).
+  const Summary negative = summarize(std::vector<double>{-1.5e308, -1e308, -1.7e308});
+  EXPECT_NEAR(negative.mean / 1e308, -1.4, 1e-15);
+  const Summary wide = summarize(std::vector<double>{0, 2e200});
+  EXPECT_NEAR(wide.mean / 1e200, 1.0, 1e-15);
+  EXPECT_NEAR(wide.stddev / 1e200, std::sqrt(2.0), 1e-15);  // deviations +-1e200 over n - 1 = 1
+}
+
 TEST(PercentileDeathTest, CallerBugsAbort) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const std::vector<double> empty, x = {1.0, 2.0};
