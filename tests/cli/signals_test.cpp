@@ -28,10 +28,11 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 
-// A perfhound process with its stdout and stderr in files.
+// A perfhound process with its stdout and stderr in files; with `ignore_hangup`, started as nohup starts one.
 class Process {
  public:
-  Process(const std::vector<std::string>& args, const fs::path& dir) : out_(dir / "stdout"), err_(dir / "stderr") {
+  Process(const std::vector<std::string>& args, const fs::path& dir, bool ignore_hangup = false)
+      : out_(dir / "stdout"), err_(dir / "stderr") {
     pid_ = ::fork();
     if (pid_ != 0) return;
     const int out = ::open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -43,7 +44,7 @@ class Process {
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
-    std::signal(SIGHUP, SIG_DFL);
+    std::signal(SIGHUP, ignore_hangup ? SIG_IGN : SIG_DFL);  // an ignored signal stays ignored across exec
     std::vector<char*> argv{const_cast<char*>(PERFHOUND_BINARY)};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -208,6 +209,27 @@ TEST_P(Signals, RecordPassesTheSignalToTheProgramAndReturnsItsExitCode) {
   p.send(sig());
   EXPECT_EQ(p.wait_exit(std::chrono::seconds(10)), 3) << p.err();
   EXPECT_THAT(p.err(), HasSubstr("exited 3"));
+}
+
+// Under nohup SIGHUP is ignored from the start, and a run asked to survive the terminal closing does: it
+// finishes every request it planned, with a whole result, not a partial one.
+TEST(SignalsUnderNohup, LoadRunsThroughAHangup) {
+  const fs::path dir = fs::temp_directory_path() / ("perfhound_signals_nohup_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path records = dir / "records.jsonl", result = dir / "result.json";
+  Process p({"load", "--sim-fixed-step-time", "1ms", "--rate", "100", "--requests", "100", "--warmup", "0",
+             "--input-len", "16", "--output-len", "4", "--records", records.string(), "-o", result.string(), "--quiet"},
+            dir, /*ignore_hangup=*/true);
+  ASSERT_TRUE(eventually([&] { return lines_of(records).size() >= 11; }, std::chrono::seconds(30))) << p.err();
+  p.send(SIGHUP);
+  const int code = p.wait_exit(std::chrono::seconds(30));
+  EXPECT_TRUE(code == 0 || code == 1) << code << ": " << p.err();  // 1 only when a busy machine limits the client
+  const auto doc = read_json(result);
+  EXPECT_FALSE(doc["result"].value("partial", false)) << doc["result"].value("stop_reason", "");
+  EXPECT_EQ(doc["result"]["summary"]["requests"]["total"], 100);
+  EXPECT_EQ(lines_of(records).size(), 101u);  // the header and every request
+  fs::remove_all(dir);
 }
 
 // SIGHUP: the terminal a run was started from closed (an ssh session dropped); the run keeps what it measured.
