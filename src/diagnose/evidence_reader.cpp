@@ -17,23 +17,38 @@ namespace {
 using Json = nlohmann::ordered_json;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// A field the playbook cannot do without is absent: thrown inside the readers, turned into one error naming
-// the file and the field by add_document.
-struct MissingField {
+// A field the playbook cannot do without is absent, or a field is of the wrong type: thrown inside the readers,
+// turned into one error naming the file and the field by add_document.
+struct BadField {
   std::string path;
+  std::string problem;  // empty: absent; else "is a string, not a number"
+
+  // "lacks 'result.bound'", "has 'mfu' that is a string, not a number"
+  std::string describe() const {
+    return problem.empty() ? fmt::format("lacks '{}'", path) : fmt::format("has '{}' that {}", path, problem);
+  }
 };
 
 const Json& at(const Json& j, std::string_view key, std::string_view path) {
   const auto it = j.is_object() ? j.find(key) : j.end();
-  if (it == j.end()) throw MissingField{std::string(path)};
+  if (it == j.end()) throw BadField{std::string(path), ""};
   return *it;
 }
 
-// A number, or NaN when the field is absent or null (JSON writes NaN as null).
+std::string string_at(const Json& j, std::string_view key, std::string_view path) {
+  const Json& v = at(j, key, path);
+  if (!v.is_string()) throw BadField{std::string(path), fmt::format("is a {}, not a string", v.type_name())};
+  return v.get<std::string>();
+}
+
+// A number, or NaN when the field is absent or null (JSON writes NaN as null). A field of another type is
+// refused, not read as absent: an "mfu": "high" had left the diagnosis without its MFU and without a word.
 double number_or_nan(const Json& j, std::string_view key) {
   if (!j.is_object()) return kNaN;
   const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : kNaN;
+  if (it == j.end() || it->is_null()) return kNaN;
+  if (!it->is_number()) throw BadField{std::string(key), fmt::format("is a {}, not a number", it->type_name())};
+  return it->get<double>();
 }
 
 std::optional<double> optional_number(const Json& j, std::string_view key) {
@@ -88,7 +103,7 @@ TraceEvidence read_trace(const Json& r, std::string_view source) {
   TraceEvidence t;
   t.source = std::string(source);
   const Json& v = at(r, "verdict", "result.verdict");
-  t.bottleneck = at(v, "bottleneck", "result.verdict.bottleneck").get<std::string>();
+  t.bottleneck = string_at(v, "bottleneck", "result.verdict.bottleneck");
   t.summary = string_or(v, "summary");
   t.device = v.value("device", 0);
   if (v.contains("evidence") && v["evidence"].is_array())
@@ -104,7 +119,7 @@ TraceEvidence read_trace(const Json& r, std::string_view source) {
     t.active_busy_ratio = number_or_nan(*d, "active_busy_ratio");
     t.idle_s = number_or_nan(*d, "active_idle_s");
   } else if (t.bottleneck != "untraced-host") {
-    throw MissingField{fmt::format("result.utilization.devices[device {}]", t.device)};
+    throw BadField{fmt::format("result.utilization.devices[device {}]", t.device), ""};
   }
   if (const Json* g = device_entry(array_or_empty(object_or_empty(r, "idle_gaps"), "devices"), t.device)) {
     t.gap_count = count_or_zero(*g, "gap_count");
@@ -139,12 +154,12 @@ MfuEvidence read_mfu(const Json& doc, std::string_view source) {
   const Json& p = object_or_empty(object_or_empty(doc, "conditions"), "parameters");
   MfuEvidence m;
   m.source = std::string(source);
-  m.phase = at(p, "phase", "conditions.parameters.phase").get<std::string>();
+  m.phase = string_at(p, "phase", "conditions.parameters.phase");
   m.model = string_or(p, "model");
   m.hardware = string_or(p, "hardware");
   m.batch = p.value("batch", std::int64_t{1});
   const Json& bound = at(r, "bound", "result.bound");
-  m.binding_roof = at(bound, "binding_roof", "result.bound.binding_roof").get<std::string>();
+  m.binding_roof = string_at(bound, "binding_roof", "result.bound.binding_roof");
   m.roofline_time_s = number_or_nan(bound, "roofline_time_s");
   if (r.contains("measured") && r["measured"].is_object()) {
     const Json& meas = r["measured"];
@@ -169,7 +184,7 @@ MfuEvidence read_mfu(const Json& doc, std::string_view source) {
 
 KernelPosition position_from_point(const Json& point, std::string_view path) {
   KernelPosition k;
-  k.roofline_case = at(point, "case", std::string(path) + ".case").get<std::string>();
+  k.roofline_case = string_at(point, "case", std::string(path) + ".case");
   k.fraction_of_attainable = number_or_nan(point, "fraction_of_attainable");
   k.bound_time_s = number_or_nan(point, "bound_time_s");
   k.arithmetic_intensity = number_or_nan(point, "arithmetic_intensity_flop_per_byte");
@@ -222,7 +237,7 @@ const Json& latency_block(const Json& summary, std::string_view latency_from, st
       return lat[key];
     }
   }
-  throw MissingField{"result.summary.latency.from_sent or from_intended"};
+  throw BadField{"result.summary.latency.from_sent or from_intended", ""};
 }
 
 // One load point from a load result's fields (status, client_limited, summary, slo_gate), which a sweep
@@ -313,7 +328,7 @@ void read_sweep(Evidence& e, const Json& doc, std::string_view source) {
   const Json& params = object_or_empty(object_or_empty(doc, "conditions"), "parameters");
   const bool has_slo = r.contains("slo") && !r["slo"].is_null();
   const Json& points = at(r, "points", "result.points");
-  if (!points.is_array() || points.empty()) throw MissingField{"result.points (the sweep has no points)"};
+  if (!points.is_array() || points.empty()) throw BadField{"result.points (the sweep has no points)", ""};
   for (const auto& point : points) {
     const std::string label = string_or(point, "label", "point");
     // Each point states its own start (a --rate auto sweep mixes closed and open loops); older sweeps, the sweep's.
@@ -338,8 +353,8 @@ core::Status add_trace_result(Evidence& evidence, const nlohmann::ordered_json& 
   }
   try {
     evidence.trace = read_trace(result, source);
-  } catch (const MissingField& m) {
-    return core::Error{fmt::format("'{}': perfhound.trace result lacks '{}'", source, m.path)};
+  } catch (const BadField& f) {
+    return core::Error{fmt::format("'{}': perfhound.trace result {}", source, f.describe())};
   } catch (const nlohmann::json::exception& x) {
     return core::Error{fmt::format("'{}': perfhound.trace result is malformed: {}", source, x.what())};
   }
@@ -370,8 +385,8 @@ core::Status add_document(Evidence& evidence, const nlohmann::ordered_json& docu
       read_sweep(evidence, document, source);
       return core::Status();
     }
-  } catch (const MissingField& m) {
-    return core::Error{fmt::format("'{}': {} document lacks '{}'", source, kind, m.path)};
+  } catch (const BadField& f) {
+    return core::Error{fmt::format("'{}': {} document {}", source, kind, f.describe())};
   } catch (const nlohmann::json::exception& x) {
     return core::Error{fmt::format("'{}': {} document is malformed: {}", source, kind, x.what())};
   }

@@ -203,6 +203,27 @@ TEST(EvidenceReader, Errors) {
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.error().message, HasSubstr("'m.json': perfhound.mfu document lacks 'result.bound'"));
 
+  // A field of the wrong type is named with what it is, not read as absent: "mfu": "high" had left the diagnosis
+  // without its MFU, and a numeric binding_roof had said only nlohmann's "type must be string, but is number".
+  Json mfu_typed = {{"schema_version", 1},
+                    {"kind", "perfhound.mfu"},
+                    {"conditions", {{"parameters", {{"phase", "decode"}}}}},
+                    {"result", {{"bound", {{"binding_roof", "memory"}}}, {"measured", {{"mfu", "high"}}}}}};
+  Evidence g;
+  auto text_mfu = add_document(g, mfu_typed, "m.json");
+  ASSERT_FALSE(text_mfu.ok());
+  EXPECT_EQ(text_mfu.error().message, "'m.json': perfhound.mfu document has 'mfu' that is a string, not a number");
+  mfu_typed["result"]["measured"]["mfu"] = 0.4;
+  mfu_typed["result"]["bound"]["binding_roof"] = 3;
+  Evidence h;
+  auto numeric_roof = add_document(h, mfu_typed, "m.json");
+  ASSERT_FALSE(numeric_roof.ok());
+  EXPECT_EQ(numeric_roof.error().message,
+            "'m.json': perfhound.mfu document has 'result.bound.binding_roof' that is a number, not a string");
+  mfu_typed["result"]["bound"]["binding_roof"] = "memory";
+  Evidence ok;
+  EXPECT_TRUE(add_document(ok, mfu_typed, "m.json").ok());
+
   Json ranks = {{"ranks", Json::array()}, {"comparison", Json::object()}};
   auto folder = add_trace_result(f, ranks, "ranks.json");
   ASSERT_FALSE(folder.ok());
