@@ -345,22 +345,14 @@ void check_runs(const Claim& claim, std::vector<Finding>& out) {
 
 void check_samples(const Claim& claim, std::vector<Finding>& out) {
   for (const auto& l : claim.latencies) {
-    if (!l.samples) continue;
-    // Every tail percentile stated (p90 up) that the samples cannot carry, lowest first, so the finding also says
-    // which tails may still be quoted: those it does not name. pQ is more than the largest value only when the
-    // top (100 - Q)% holds at least one sample.
-    std::vector<std::string> short_tails, needs;
-    for (const auto& [q, value] : l.percentiles_s) {
-      if (q < 90 || q >= 100) continue;
-      const auto needed = static_cast<std::int64_t>(core::samples_for_percentile(q));
-      if (*l.samples >= needed) continue;
-      short_tails.push_back(fmt::format("p{:g}", q));
-      needs.push_back(fmt::format("{}", needed));
+    if (!l.samples || *l.samples < 0) continue;
+    // Every tail percentile stated that the samples cannot carry, so what the finding does not name may be quoted.
+    std::vector<double> stated;
+    for (const auto& [q, value] : l.percentiles_s) stated.push_back(q);
+    const std::string tails = core::short_tails(static_cast<std::uint64_t>(*l.samples), stated);
+    if (!tails.empty()) {
+      out.push_back({&kFewSamplesForTail, fmt::format("{} {} from {} samples", l.metric, tails, *l.samples)});
     }
-    if (short_tails.empty()) continue;
-    out.push_back({&kFewSamplesForTail, fmt::format("{} {} from {} samples (needs at least {})", l.metric,
-                                                    fmt::join(short_tails, " and "), *l.samples,
-                                                    fmt::join(needs, " and "))});
   }
 }
 

@@ -1,5 +1,6 @@
 #include "cli/stats_command.h"
 
+#include <array>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -30,10 +31,6 @@ struct UnitSpec {
 constexpr UnitSpec kUnits[] = {
     {"ns", 1e-9, "s"}, {"us", 1e-6, "s"}, {"ms", 1e-3, "s"}, {"s", 1, "s"}, {"bytes", 1, "bytes"}, {"none", 1, ""}};
 
-// Tail percentiles need this many samples to be more than the largest one or two values (see
-// core::kFewSamplesForTail): p99 interpolates inside the top 1% only when that 1% holds a sample or more.
-constexpr std::size_t kMinSamplesForP99 = 100;
-constexpr std::size_t kMinSamplesForP999 = 1000;
 // Coefficient of variation above which we say the samples are noisy; 0.2 is where hyperfine's outlier and
 // nvbench's noise warnings start to matter for A/B claims of a few percent.
 constexpr double kHighVariabilityCv = 0.2;
@@ -165,12 +162,9 @@ class StatsCommand final : public Command {
 
   std::vector<core::Diagnostic> diagnose(const core::Summary& s) const {
     std::vector<core::Diagnostic> out;
-    if (s.count < kMinSamplesForP99) {
-      out.push_back({&core::kFewSamplesForTail, fmt::format("p99 and p99.9 from {} samples (want >= {} and >= {})",
-                                                             s.count, kMinSamplesForP99, kMinSamplesForP999)});
-    } else if (s.count < kMinSamplesForP999) {
-      out.push_back({&core::kFewSamplesForTail,
-                     fmt::format("p99.9 from {} samples (want >= {})", s.count, kMinSamplesForP999)});
+    // The tails the table quotes.
+    if (const std::string tails = core::short_tails(s.count, std::array{90.0, 95.0, 99.0, 99.9}); !tails.empty()) {
+      out.push_back({&core::kFewSamplesForTail, fmt::format("{} from {} samples", tails, s.count)});
     }
     if (warmup_ == 0) out.push_back({&core::kNoWarmupDiscarded, "all samples were kept"});
     if (s.count > 1 && s.mean != 0 && s.stddev / std::fabs(s.mean) > kHighVariabilityCv) {

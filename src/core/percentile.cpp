@@ -1,8 +1,11 @@
 #include "core/percentile.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "core/check.h"
 
@@ -11,6 +14,22 @@ namespace perfhound::core {
 std::uint64_t samples_for_percentile(double q) {
   PH_CHECK(q >= 0.0 && q < 100.0);
   return static_cast<std::uint64_t>(std::ceil(100.0 / (100.0 - q) * (1 - 1e-9)));
+}
+
+std::string short_tails(std::uint64_t samples, std::span<const double> quoted) {
+  std::vector<double> tails(quoted.begin(), quoted.end());
+  std::sort(tails.begin(), tails.end());
+  std::vector<std::string> short_ones;
+  for (const double q : tails) {
+    if (q < 90 || q >= 100) continue;
+    const std::uint64_t needed = samples_for_percentile(q);
+    if (samples < needed) short_ones.push_back(fmt::format("p{:g} (needs {})", q, needed));
+  }
+  std::string text;
+  for (std::size_t i = 0; i < short_ones.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == short_ones.size() ? " and " : ", ") + short_ones[i];
+  }
+  return text;
 }
 
 double percentile_of_sorted(std::span<const double> sorted, double q) {

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace perfhound::core {
@@ -24,6 +25,11 @@ double percentile_of_sorted(std::span<const double> sorted, double q);
 // sample, so ceil(100 / (100 - q)). p99 100, p99.9 1000, p95 20, p50 2 (docs/metrics.md, few-samples-for-tail).
 // q in [0, 100); a relative 1e-9 absorbs q's decimal rounding (p99.9 is 1000, not 1001).
 std::uint64_t samples_for_percentile(double q);
+
+// The tail percentiles of `quoted` (p90 up, below p100) that `samples` values cannot carry, lowest first, said as
+// "p90 (needs 10), p95 (needs 20) and p99 (needs 100)"; empty when each is carried. The one wording of
+// few-samples-for-tail, so that what it does not name may be quoted, in stats, load and audit alike.
+std::string short_tails(std::uint64_t samples, std::span<const double> quoted);
 
 struct Summary {
   std::size_t count = 0;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,6 +15,7 @@ namespace perfhound::load {
 namespace {
 
 constexpr std::uint64_t kSamplesForP99 = 100;
+constexpr std::array kTableTails = {90.0, 95.0, 99.0};  // the load table's tail columns (load_summary_text.cpp)
 
 // The latencies the load table quotes a p99 of (cli/load_summary_text.cpp), with their sample counts.
 std::vector<std::pair<std::string_view, std::uint64_t>> quoted_counts(const LoadSummary& s, LatencyStart start) {
@@ -30,23 +33,29 @@ std::optional<core::Diagnostic> check_tail_samples(const LoadSummary& summary, L
   // those with fewer samples than the requests are named.
   const std::uint64_t below = few_requests ? summary.completed : kSamplesForP99;
   std::string fewer;
+  std::uint64_t fewest = below;
   for (const auto& [name, count] : quoted_counts(summary, start)) {
-    if (count > 0 && count < below) fewer += fmt::format("{}{} {}", fewer.empty() ? "" : ", ", name, count);
+    if (count > 0 && count < below) {
+      fewer += fmt::format("{}{} {}", fewer.empty() ? "" : ", ", name, count);
+      fewest = std::min(fewest, count);
+    }
   }
   if (few_requests) {
     return core::Diagnostic{&core::kFewSamplesForTail,
-                            fmt::format("p99 from {} completed requests{}", summary.completed,
-                                        fewer.empty() ? "" : "; fewer for " + fewer)};
+                            fmt::format("{} from {} completed requests{}", core::short_tails(summary.completed, kTableTails),
+                                        summary.completed, fewer.empty() ? "" : "; fewer for " + fewer)};
   }
   if (fewer.empty()) return std::nullopt;
-  return core::Diagnostic{&core::kFewSamplesForTail, fmt::format("p99 from fewer than {} samples: {}", kSamplesForP99, fewer)};
+  // The tails the fewest-sampled latency cannot carry (each one named has fewer than 100).
+  return core::Diagnostic{&core::kFewSamplesForTail,
+                          fmt::format("{} from fewer samples: {}", core::short_tails(fewest, kTableTails), fewer)};
 }
 
 std::optional<core::Diagnostic> check_gate_samples(const SloTerm& term, std::uint64_t samples) {
   const std::uint64_t needed = core::samples_for_percentile(term.percentile);
   if (needed <= kSamplesForP99 || samples == 0 || samples >= needed) return std::nullopt;
   return core::Diagnostic{&core::kFewSamplesForTail,
-                          fmt::format("SLO p{:g} {} judged from {} samples (want >= {})", term.percentile,
+                          fmt::format("SLO p{:g} {} judged from {} samples (needs {})", term.percentile,
                                       metric_name(term.metric), samples, needed)};
 }
 

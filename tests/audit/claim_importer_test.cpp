@@ -383,8 +383,8 @@ TEST(PerfhoundResultImporter, BenchDocumentStatesItsWarmupAndHardware) {
   EXPECT_EQ(c.latencies[1].samples, 29);
   const auto findings = audit_claim(c);
   ASSERT_EQ(findings.size(), 2u);
-  EXPECT_EQ(findings[0].what, "std::sort p99 from 34 samples (needs at least 100)");
-  EXPECT_EQ(findings[1].what, "std::stable_sort p99 from 29 samples (needs at least 100)");
+  EXPECT_EQ(findings[0].what, "std::sort p99 (needs 100) from 34 samples");
+  EXPECT_EQ(findings[1].what, "std::stable_sort p99 (needs 100) from 29 samples");
 
   // One benchmark that discarded nothing makes the warm-up "none", and says which.
   auto doc = nlohmann::json::parse(read_fixture("perfhound_bench_cpu_sort.json"));

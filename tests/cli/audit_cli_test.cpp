@@ -145,7 +145,7 @@ TEST(AuditCli, BenchDocumentPasses) {
   const CliRun r = run({"audit", fixture("perfhound_bench_cpu_sort.json")});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("3 samples per benchmark"));
-  EXPECT_THAT(r.out, HasSubstr("std::sort p99 from 34 samples"));
+  EXPECT_THAT(r.out, HasSubstr("std::sort p99 (needs 100) from 34 samples"));
   EXPECT_THAT(r.out, HasSubstr("verdict: PASS (no severe finding)"));
 }
 

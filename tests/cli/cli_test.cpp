@@ -331,7 +331,7 @@ TEST(CliStats, JsonSummaryOfOneToHundred) {
   // coefficient of variation of 29.0115 / 50.5 = 0.574, above the 0.2 threshold.
   ASSERT_EQ(doc["diagnostics"].size(), 3u);
   EXPECT_EQ(doc["diagnostics"][0]["id"], "few-samples-for-tail");
-  EXPECT_EQ(doc["diagnostics"][0]["message"], "p99.9 from 100 samples (want >= 1000)");
+  EXPECT_EQ(doc["diagnostics"][0]["message"], "p99.9 (needs 1000) from 100 samples");
   EXPECT_EQ(doc["diagnostics"][1]["id"], "no-warmup-discarded");
   EXPECT_EQ(doc["diagnostics"][2]["id"], "high-variability");
   EXPECT_EQ(doc["diagnostics"][2]["message"], "coefficient of variation 0.57");

@@ -83,11 +83,11 @@ TEST_F(SweepCli, EachPointsDiagnosticsAreTheSweeps) {
   for (const auto& d : doc["diagnostics"]) {
     if (d["id"] == "few-samples-for-tail") messages.push_back(d["message"]);
   }
-  EXPECT_EQ(messages, (std::vector<std::string>{"concurrency 1: p99 from 12 completed requests",
-                                                "concurrency 4: p99 from 12 completed requests"}));
+  EXPECT_EQ(messages, (std::vector<std::string>{"concurrency 1: p95 (needs 20) and p99 (needs 100) from 12 completed requests",
+                                                "concurrency 4: p95 (needs 20) and p99 (needs 100) from 12 completed requests"}));
   for (const auto& point : doc["result"]["points"]) {
     bool few = false;
-    for (const auto& d : point["diagnostics"]) few |= d["message"] == "p99 from 12 completed requests";
+    for (const auto& d : point["diagnostics"]) few |= d["message"] == "p95 (needs 20) and p99 (needs 100) from 12 completed requests";
     EXPECT_TRUE(few) << point["label"];
   }
   // --warmup 3 under concurrency 4: a slot's first request is measured, at that point only.
@@ -101,7 +101,7 @@ TEST_F(SweepCli, EachPointsDiagnosticsAreTheSweeps) {
   fs::remove_all(dir_);
   const CliRun text = run(args({"--concurrency", "1,4"}));
   ASSERT_EQ(text.code, 0) << text.err;
-  EXPECT_THAT(text.out, HasSubstr("\nwarning [few-samples-for-tail]: concurrency 4: p99 from 12 completed requests. Remedy: collect more samples before quoting the tail.\n"));
+  EXPECT_THAT(text.out, HasSubstr("\nwarning [few-samples-for-tail]: concurrency 4: p95 (needs 20) and p99 (needs 100) from 12 completed requests. Remedy: collect more samples before quoting the tail.\n"));
   // Each point says the warm-up it discarded: --warmup 3 here.
   EXPECT_THAT(text.out, HasSubstr("point 2/2: concurrency 4: "));
   EXPECT_THAT(text.out, HasSubstr("12 completed, 0 failed (3 warm-up discarded)"));

@@ -189,6 +189,17 @@ TEST(PercentileDeathTest, CallerBugsAbort) {
 }
 
 // pQ is more than the maximum once the top (100 - Q)% holds a sample: n >= 100 / (100 - Q), by hand.
+// The one wording of few-samples-for-tail: every quoted tail (p90 up, below p100) the count cannot carry, lowest
+// first, with what it needs (ceil(100 / (100 - q)): p90 10, p95 20, p99 100, p99.9 1000).
+TEST(SamplesForPercentile, ShortTailsNamesEachTailTheCountCannotCarry) {
+  EXPECT_EQ(short_tails(5, std::vector<double>{50, 90, 95, 99, 99.9, 100}),
+            "p90 (needs 10), p95 (needs 20), p99 (needs 100) and p99.9 (needs 1000)");
+  EXPECT_EQ(short_tails(15, std::vector<double>{99, 95, 90}), "p95 (needs 20) and p99 (needs 100)");
+  EXPECT_EQ(short_tails(999, std::vector<double>{99.9}), "p99.9 (needs 1000)");
+  EXPECT_EQ(short_tails(1000, std::vector<double>{90, 99, 99.9}), "");
+  EXPECT_EQ(short_tails(0, std::vector<double>{50, 100}), "");  // not tails
+}
+
 TEST(SamplesForPercentile, TheTopShareMustHoldASample) {
   EXPECT_EQ(samples_for_percentile(99), 100u);
   EXPECT_EQ(samples_for_percentile(99.9), 1000u);  // 100 / 0.0999999999999943 would round up to 1001

@@ -43,15 +43,25 @@ TEST(TailSamples, ALatencyWithFewerSamplesThanRequestsIsNamed) {
   const auto d = check_tail_samples(s, LatencyStart::kSent);
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->kind, &core::kFewSamplesForTail);
-  EXPECT_EQ(d->message, "p99 from fewer than 100 samples: TPOT 68, ITL (mean per request) 68");
+  EXPECT_EQ(d->message, "p99 (needs 100) from fewer samples: TPOT 68, ITL (mean per request) 68");
 }
 
 TEST(TailSamples, FewRequestsAreSaidWithTheLatenciesThatHaveFewerStill) {
   // 42 completed, 12 one token long: TPOT and mean ITL from 30; ITL pools 60 gaps, more than the 42 requests.
   const auto d = check_tail_samples(summary_of(12, 30), LatencyStart::kSent);
   ASSERT_TRUE(d.has_value());
-  EXPECT_EQ(d->message, "p99 from 42 completed requests; fewer for TPOT 30, ITL (mean per request) 30");
-  EXPECT_EQ(check_tail_samples(summary_of(0, 42), LatencyStart::kSent)->message, "p99 from 42 completed requests");
+  EXPECT_EQ(d->message, "p99 (needs 100) from 42 completed requests; fewer for TPOT 30, ITL (mean per request) 30");
+  EXPECT_EQ(check_tail_samples(summary_of(0, 42), LatencyStart::kSent)->message,
+            "p99 (needs 100) from 42 completed requests");
+  // Every tail column of the table the samples cannot carry: from 12, p95 (20) and p99 (100), not p90 (10); from
+  // 3, all three. And a latency under 20 among 100-odd requests makes its p95 short too.
+  EXPECT_EQ(check_tail_samples(summary_of(0, 12), LatencyStart::kSent)->message,
+            "p95 (needs 20) and p99 (needs 100) from 12 completed requests");
+  EXPECT_EQ(check_tail_samples(summary_of(0, 3), LatencyStart::kSent)->message,
+            "p90 (needs 10), p95 (needs 20) and p99 (needs 100) from 3 completed requests");
+  EXPECT_EQ(check_tail_samples(summary_of(100, 15), LatencyStart::kSent)->message,
+            "p95 (needs 20) and p99 (needs 100) from fewer samples: TPOT 15, ITL (per chunk, pooled) 30, "
+            "ITL (mean per request) 15");  // 15 three-token replies: 2 gaps each, 30 pooled
 }
 
 TEST(TailSamples, EnoughSamplesOrNoneCompletedSayNothing) {
@@ -64,7 +74,7 @@ TEST(TailSamples, EnoughSamplesOrNoneCompletedSayNothing) {
 TEST(TailSamples, AGateBeyondP99WantsItsOwnCount) {
   const SloTerm p999{SloMetric::kTtft, 0.5, 99.9};
   ASSERT_TRUE(check_gate_samples(p999, 200).has_value());
-  EXPECT_EQ(check_gate_samples(p999, 200)->message, "SLO p99.9 ttft judged from 200 samples (want >= 1000)");
+  EXPECT_EQ(check_gate_samples(p999, 200)->message, "SLO p99.9 ttft judged from 200 samples (needs 1000)");
   EXPECT_FALSE(check_gate_samples(p999, 1000).has_value());
   EXPECT_FALSE(check_gate_samples(p999, 0).has_value());  // nothing judged: the gate says so itself
   // At p99 and below the table's check speaks for the tail; a p99 gate on 50 samples adds nothing.
