@@ -70,19 +70,28 @@ std::vector<std::string> flag_words(const std::vector<std::string>& extras) {
 std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
   const CLI::App& command = innermost_command(app);
   // Flags before the command name are the top level's, which has none of the command's: `perfhound --json stats`
-  // is the order, not the flag, that is wrong.
+  // is the order, not the flag, that is wrong (when the command has the flag; `--nosuch` is unknown either way).
   if (const std::vector<std::string> before = flag_words(app.remaining()); &command != &app && !before.empty()) {
-    return fmt::format("perfhound: {}: flags go after the command name ('perfhound {} {} ...')",
-                       fmt::join(before, " "), command.get_name(), fmt::join(before, " "));
+    const std::string name = before.front().substr(0, before.front().find('='));
+    if (command.get_option_no_throw(name) != nullptr) {
+      return fmt::format("perfhound: {}: flags go after the command name ('perfhound {} {} ...')", name,
+                         command.get_name(), name);
+    }
+    return fmt::format("perfhound: {}: not a flag of perfhound {} (see 'perfhound {} --help')", name,
+                       command.get_name(), command.get_name());
   }
   std::string message = one_line(e.what());
   // CLI11 checks required arguments before unexpected ones, so `stats --nosuch` said "file is required": the
-  // mistyped flag is what the user needs to hear. A stray bare value keeps the required message
-  // (`mfu llama-3-8b ...` is missing --model).
+  // mistyped flag is what the user needs to hear. A stray bare value is said beside the missing argument it
+  // probably meant to be (`mfu llama-3-8b ...` is missing --model).
   if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
-    if (const std::vector<std::string> flags = flag_words(command.remaining()); !flags.empty()) {
+    const std::vector<std::string> extras = command.remaining();
+    if (const std::vector<std::string> flags = flag_words(extras); !flags.empty()) {
       message = fmt::format("The following argument{} not expected: {}", flags.size() == 1 ? " was" : "s were",
                             fmt::join(flags, " "));
+    } else if (const auto value = std::find_if(extras.begin(), extras.end(), [](const auto& w) { return w != "--"; });
+               value != extras.end()) {
+      message += fmt::format(" ('{}' was given with no flag)", *value);
     }
   }
   return usage_line(app, message);

@@ -65,6 +65,7 @@ class AuditCommand final : public Command {
       if (!path_.empty() || live_ || !target_.url.empty()) {
         return core::Error{"--list-rules lists the rules and audits nothing: drop the FILE, --live or --url"};
       }
+      PH_TRY(check_no_live_flags("listing the rules"));
       const auto document = report::make_json_document("audit", conditions, {{"rules", audit::rules_to_json()}});
       PH_TRY(emit_result(context, output_, document, render_rules()));
       return kExitOk;
@@ -74,12 +75,7 @@ class AuditCommand final : public Command {
       return run_live_audit(target_, live_options_, context, output_);
     }
     if (path_.empty()) return core::Error{"give the FILE to audit, --url URL for the live checks, or --list-rules"};
-    for (const CLI::Option* flag : live_flags_) {
-      if (flag->count() > 0) {
-        return core::Error{fmt::format("{}: a flag of the live checks; auditing '{}' sends nothing (give --url or "
-                                       "--live instead of the FILE)", flag->get_name(false, false), path_)};
-      }
-    }
+    PH_TRY(check_no_live_flags(fmt::format("auditing '{}'", path_)));
     PH_ASSIGN_OR_RETURN(const std::string text, read_input());
     PH_ASSIGN_OR_RETURN(const audit::Claim claim, audit::import_claim(path_ == "-" ? "<stdin>" : path_, text));
     const std::vector<audit::Finding> findings = audit::audit_claim(claim);
@@ -99,6 +95,17 @@ class AuditCommand final : public Command {
   }
 
  private:
+  // A live-check flag given where nothing is sent (`doing`: "auditing 'r.json'"): refused, not dropped.
+  core::Status check_no_live_flags(const std::string& doing) const {
+    for (const CLI::Option* flag : live_flags_) {
+      if (flag->count() > 0) {
+        return core::Error{fmt::format("{}: a flag of the live checks; {} sends nothing (give --url or --live to run "
+                                       "them)", flag->get_name(false, false), doing)};
+      }
+    }
+    return core::Status::success();
+  }
+
   core::Result<std::string> read_input() const {
     std::ostringstream buffer;
     if (path_ == "-") {

@@ -132,10 +132,11 @@ class RooflineCommand final : public Command {
     PH_ASSIGN_OR_RETURN(const hw::ChipSpec chip, hw::find_chip(hw_).with_context("--hw"));
     const hw::Roof memory = hw::memory_roof(chip);
     std::vector<report::RoofLine> lines;
-    for (const char* key : {"fp64", "fp32", "tf32", "bf16", "fp8", "fp4"}) {
+    // Every precision --precision takes, so the judged roof is drawn whichever it is (int8's in OP/s).
+    for (const char* key : {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"}) {
       auto compute = hw::compute_roof(chip, key);
       if (!compute.ok()) continue;
-      lines.push_back({fmt::format("{} {} ({})", key, format_si(compute->value, "FLOP/s"),
+      lines.push_back({fmt::format("{} {} ({})", key, format_si(compute->value, hw::peak_rate_unit(key)),
                                    compute->measured ? "measured" : "spec sheet"),
                        compute->value, memory.value, precision_ == key});
     }

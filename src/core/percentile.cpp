@@ -58,9 +58,12 @@ Summary summarize_sorted(std::span<const double> sorted) {
   // cancels the first pass's rounding of the mean, so large close values (timestamps in ns) keep their
   // digits. One-pass Welford loses ~1e-8 relative on 1000 values near 1e9 (tests/core/percentile_test.cpp).
   // Values past 1e150 are scaled by a power of two first (exact): their sum, or a deviation's square, would
-  // pass the largest double, and three values near 1.5e308 had a mean of inf.
+  // pass the largest double, and three values near 1.5e308 had a mean of inf. Values all under 1e-150 are
+  // scaled up alike, or their squares underflow (1e-200, 2e-200, 3e-200 had a stddev of 0).
   const double largest = std::max(std::abs(sorted.front()), std::abs(sorted.back()));
-  const double scale = std::isfinite(largest) && largest > 1e150 ? std::ldexp(1.0, -std::ilogb(largest)) : 1.0;
+  const bool extreme = std::isfinite(largest) && (largest > 1e150 || (largest > 0 && largest < 1e-150));
+  // (Clamped: 2^1074, for the smallest subnormal, is past the largest double.)
+  const double scale = extreme ? std::ldexp(1.0, std::clamp(-std::ilogb(largest), -1000, 1000)) : 1.0;
   const auto n = static_cast<double>(sorted.size());
   double sum = 0;
   for (double x : sorted) {

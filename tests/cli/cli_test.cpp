@@ -82,13 +82,16 @@ TEST(Cli, UnknownCommandOrFlagIsOneLineAndExitTwo) {
       {{"stats", "--a", "--b"},
        "perfhound stats: The following arguments were not expected: --a --b (see 'perfhound stats --help')\n"},
       {{"mfu", "llama-3-8b", "--hw", "h100-sxm", "--phase", "decode"},
-       "perfhound mfu: --model is required (see 'perfhound mfu --help')\n"},
+       "perfhound mfu: --model is required ('llama-3-8b' was given with no flag) (see 'perfhound mfu --help')\n"},
       // `--` is a separator, not a stray flag: `merge -- $FILES` with an empty glob is a missing file.
       {{"merge", "--"}, "perfhound merge: records is required (see 'perfhound merge --help')\n"},
       // A flag before the command name is the order gone wrong: --json is a flag of stats, not unknown to it.
       {{"--json", "stats", "samples.txt"},
        "perfhound: --json: flags go after the command name ('perfhound stats --json ...')\n"},
       {{"--json", "stats"}, "perfhound: --json: flags go after the command name ('perfhound stats --json ...')\n"},
+      // ... unless the command has no such flag either.
+      {{"--nosuch", "stats", "x.txt"},
+       "perfhound: --nosuch: not a flag of perfhound stats (see 'perfhound stats --help')\n"},
   };
   for (const auto& [args, expected] : cases) {
     const CliRun r = run(args);
@@ -252,6 +255,7 @@ TEST(Cli, FlagsThatDoNotApplyAreRefused) {
       {{"audit", "data/audit/perfhound_load_clean.json", "--requests", "9"},
        "perfhound audit: --requests: a flag of the live checks; auditing 'data/audit/perfhound_load_clean.json'"},
       {{"audit", "data/audit/perfhound_load_clean.json", "--sim-tp", "2"}, "--sim-tp: a flag of the live checks"},
+      {{"audit", "--list-rules", "--requests", "5"}, "--requests: a flag of the live checks; listing the rules sends"},
       // A concurrency no client holds is said before the target: it had been said only after GET /v1/models.
       {{"load", "--url", "http://127.0.0.1:1", "--concurrency", "0"}, "--concurrency: must be 1 to 100000"},
   };

@@ -622,6 +622,15 @@ TEST(CliRoofline, Int8IsInOperations) {
   EXPECT_THAT(r.out, HasSubstr("1.98 POP/s"));
   // (The conditions quote the datasheet, TFLOPS and all, and keep the JSON's field names.)
   EXPECT_THAT(r.out.substr(0, r.out.find("\nconditions:")), Not(HasSubstr("FLOP")));
+  // The chart draws the int8 roof the kernel is judged against (it had drawn fp64 to fp4 without it).
+  const auto chart = std::filesystem::temp_directory_path() / "perfhound_roofline_int8.svg";
+  ASSERT_EQ(run({"roofline", "--hw", "h100-sxm", "--precision", "int8", "--flops", "1T", "--bytes", "400M", "--time",
+                 "1ms", "--chart", chart.string()})
+                .code,
+            0);
+  std::ifstream svg(chart);
+  EXPECT_THAT(std::string(std::istreambuf_iterator<char>(svg), {}), HasSubstr("int8 1.98 POP/s (spec sheet)"));
+  std::filesystem::remove(chart);
 }
 
 // A 64M-element fp32 add (2^26 elements: 67.1M FLOPs; two 4-byte reads and one write, 805 MB) in 0.2 ms on

@@ -177,6 +177,14 @@ TEST(PercentileTest, HugeFiniteValuesHaveAFiniteMeanAndSpread) {
   const Summary wide = summarize(std::vector<double>{0, 2e200});
   EXPECT_NEAR(wide.mean / 1e200, 1.0, 1e-15);
   EXPECT_NEAR(wide.stddev / 1e200, std::sqrt(2.0), 1e-15);  // deviations +-1e200 over n - 1 = 1
+  // Tiny ones: the squares of 1e-200's deviations underflow unscaled (stddev had been 0). By hand: mean 2e-200,
+  // stddev sqrt((1 + 0 + 1) / 2) e-200 = 1e-200.
+  const Summary tiny = summarize(std::vector<double>{1e-200, 2e-200, 3e-200});
+  EXPECT_NEAR(tiny.mean / 1e-200, 2.0, 1e-15);
+  EXPECT_NEAR(tiny.stddev / 1e-200, 1.0, 1e-15);
+  // Subnormals: finite, and the mean of two equal ones is that one.
+  const double smallest = std::numeric_limits<double>::denorm_min();
+  EXPECT_EQ(summarize(std::vector<double>{smallest, smallest}).mean, smallest);
 }
 
 TEST(PercentileDeathTest, CallerBugsAbort) {
