@@ -56,16 +56,26 @@ std::optional<double> optional_number(const Json& j, std::string_view key) {
   return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
+// Text, or `fallback` when absent or null; another type is refused, as number_or_nan does ("status": 0 had read
+// as no status and the load point as trusted).
 std::string string_or(const Json& j, std::string_view key, std::string fallback = {}) {
   if (!j.is_object()) return fallback;
   const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_string()) throw BadField{std::string(key), fmt::format("is a {}, not a string", it->type_name())};
+  return it->get<std::string>();
 }
 
+// A count, or 0 when absent or null; anything but a whole number of 0 or more is refused ("completed": "40").
 std::uint64_t count_or_zero(const Json& j, std::string_view key) {
   if (!j.is_object()) return 0;
   const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<std::uint64_t>() : 0;
+  if (it == j.end() || it->is_null()) return 0;
+  if (!it->is_number_unsigned()) {
+    const std::string what = it->is_number() ? "a number below 0 or with a fraction" : fmt::format("a {}", it->type_name());
+    throw BadField{std::string(key), fmt::format("is {}, not a count", what)};
+  }
+  return it->get<std::uint64_t>();
 }
 
 const Json& object_or_empty(const Json& j, std::string_view key) {

@@ -223,6 +223,19 @@ TEST(EvidenceReader, Errors) {
   mfu_typed["result"]["bound"]["binding_roof"] = "memory";
   Evidence ok;
   EXPECT_TRUE(add_document(ok, mfu_typed, "m.json").ok());
+  // A load point whose status or count is of the wrong type: it had diagnosed as a VALID, trusted point.
+  Json load = read_json("diagnose/load_sim_c1.json");
+  load["result"]["status"] = 0;
+  Evidence l;
+  auto status = add_document(l, load, "l.json");
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message, "'l.json': perfhound.load document has 'status' that is a number, not a string");
+  load = read_json("diagnose/load_sim_c1.json");
+  load["result"]["summary"]["requests"]["completed"] = "40";
+  Evidence n;
+  auto count = add_document(n, load, "l.json");
+  ASSERT_FALSE(count.ok());
+  EXPECT_EQ(count.error().message, "'l.json': perfhound.load document has 'completed' that is a string, not a count");
 
   Json ranks = {{"ranks", Json::array()}, {"comparison", Json::object()}};
   auto folder = add_trace_result(f, ranks, "ranks.json");
