@@ -92,7 +92,7 @@ class HwCommand final : public Command {
                                       "figure's source\n"));
       return kExitOk;
     }
-    if (chip_.empty()) return core::Error{"hw show: name a chip (see 'perfhound hw list') or a chip JSON file"};
+    if (chip_.empty()) return core::Error{"show: name a chip (see 'perfhound hw list') or a chip JSON file"};
     PH_ASSIGN_OR_RETURN(const hw::ChipSpec c, hw::find_chip(chip_));
     std::string text = fmt::format("{} ({}, {} {}, {} SMs)\n\n", c.display_name, c.name, c.vendor, c.architecture, c.sm_count);
     report::TableWriter t({{"figure", report::Align::kLeft}, {"value"}, {"source", report::Align::kLeft}});

@@ -20,14 +20,36 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // A field the playbook cannot do without is absent, or a field is of the wrong type: thrown inside the readers,
 // turned into one error naming the file and the field by add_document.
 struct BadField {
-  std::string path;
+  std::string path;     // as the reader knows it: the whole path of a required field, the key of an optional one
   std::string problem;  // empty: absent; else "is a string, not a number"
-
-  // "lacks 'result.bound'", "has 'mfu' that is a string, not a number"
-  std::string describe() const {
-    return problem.empty() ? fmt::format("lacks '{}'", path) : fmt::format("has '{}' that {}", path, problem);
-  }
+  const Json* node = nullptr;  // the offending value, inside the document, so its whole path can be found
 };
+
+// Where `node` sits under `root`, as "result.measured.mfu" or "result.points[2].status" (`prefix` names root);
+// empty when it is not there.
+std::string path_to(const Json& root, const Json* node, const std::string& prefix) {
+  if (&root == node) return prefix;
+  if (root.is_object()) {
+    for (auto it = root.begin(); it != root.end(); ++it) {
+      std::string found = path_to(it.value(), node, prefix.empty() ? it.key() : prefix + "." + it.key());
+      if (!found.empty()) return found;
+    }
+  } else if (root.is_array()) {
+    for (std::size_t i = 0; i < root.size(); ++i) {
+      std::string found = path_to(root[i], node, fmt::format("{}[{}]", prefix, i));
+      if (!found.empty()) return found;
+    }
+  }
+  return {};
+}
+
+// "lacks 'result.bound'", "has 'result.measured.mfu' that is a string, not a number": the field by its whole path
+// under `root` (named `prefix`), where the reader knew only its key.
+std::string describe(const BadField& f, const Json& root, const std::string& prefix) {
+  std::string path = f.node != nullptr ? path_to(root, f.node, prefix) : std::string();
+  if (path.empty()) path = f.path;
+  return f.problem.empty() ? fmt::format("lacks '{}'", path) : fmt::format("has '{}' that {}", path, f.problem);
+}
 
 const Json& at(const Json& j, std::string_view key, std::string_view path) {
   const auto it = j.is_object() ? j.find(key) : j.end();
@@ -37,7 +59,7 @@ const Json& at(const Json& j, std::string_view key, std::string_view path) {
 
 std::string string_at(const Json& j, std::string_view key, std::string_view path) {
   const Json& v = at(j, key, path);
-  if (!v.is_string()) throw BadField{std::string(path), fmt::format("is a {}, not a string", v.type_name())};
+  if (!v.is_string()) throw BadField{std::string(path), fmt::format("is a {}, not a string", v.type_name()), &v};
   return v.get<std::string>();
 }
 
@@ -47,7 +69,9 @@ double number_or_nan(const Json& j, std::string_view key) {
   if (!j.is_object()) return kNaN;
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return kNaN;
-  if (!it->is_number()) throw BadField{std::string(key), fmt::format("is a {}, not a number", it->type_name())};
+  if (!it->is_number()) {
+    throw BadField{std::string(key), fmt::format("is a {}, not a number", it->type_name()), &*it};
+  }
   return it->get<double>();
 }
 
@@ -62,7 +86,7 @@ std::string string_or(const Json& j, std::string_view key, std::string fallback 
   if (!j.is_object()) return fallback;
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
-  if (!it->is_string()) throw BadField{std::string(key), fmt::format("is a {}, not a string", it->type_name())};
+  if (!it->is_string()) throw BadField{std::string(key), fmt::format("is a {}, not a string", it->type_name()), &*it};
   return it->get<std::string>();
 }
 
@@ -73,7 +97,7 @@ std::uint64_t count_or_zero(const Json& j, std::string_view key) {
   if (it == j.end() || it->is_null()) return 0;
   if (!it->is_number_unsigned()) {
     const std::string what = it->is_number() ? "a number below 0 or with a fraction" : fmt::format("a {}", it->type_name());
-    throw BadField{std::string(key), fmt::format("is {}, not a count", what)};
+    throw BadField{std::string(key), fmt::format("is {}, not a count", what), &*it};
   }
   return it->get<std::uint64_t>();
 }
@@ -364,7 +388,7 @@ core::Status add_trace_result(Evidence& evidence, const nlohmann::ordered_json& 
   try {
     evidence.trace = read_trace(result, source);
   } catch (const BadField& f) {
-    return core::Error{fmt::format("'{}': perfhound.trace result {}", source, f.describe())};
+    return core::Error{fmt::format("'{}': perfhound.trace result {}", source, describe(f, result, "result"))};
   } catch (const nlohmann::json::exception& x) {
     return core::Error{fmt::format("'{}': perfhound.trace result is malformed: {}", source, x.what())};
   }
@@ -396,7 +420,7 @@ core::Status add_document(Evidence& evidence, const nlohmann::ordered_json& docu
       return core::Status();
     }
   } catch (const BadField& f) {
-    return core::Error{fmt::format("'{}': {} document {}", source, kind, f.describe())};
+    return core::Error{fmt::format("'{}': {} document {}", source, kind, describe(f, document, ""))};
   } catch (const nlohmann::json::exception& x) {
     return core::Error{fmt::format("'{}': {} document is malformed: {}", source, kind, x.what())};
   }

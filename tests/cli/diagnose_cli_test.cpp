@@ -46,6 +46,23 @@ std::string result_of(std::vector<std::string> args, const std::string& name) {
   return path;
 }
 
+// A field of the wrong type in a result is named by its whole path, wherever the reader found it: a trace result's
+// busy time edited to text had been read as absent.
+TEST(DiagnoseCli, AWrongTypedFieldIsNamedByItsPath) {
+  const std::string result = result_of({"trace", kDecodeTrace}, "trace_result.json");
+  Json doc;
+  {
+    std::ifstream in(result);
+    doc = Json::parse(in);
+  }
+  doc["result"]["utilization"]["devices"][0]["busy_s"] = "lots";
+  std::ofstream(result) << doc.dump();
+  EXPECT_TRUE(is_one_line_error(run({"diagnose", result}),
+                                {"perfhound diagnose: '" + result + "': perfhound.trace result has "
+                                 "'result.utilization.devices[0].busy_s' that is a string, not a number"}));
+  std::filesystem::remove(result);
+}
+
 TEST(DiagnoseCli, DecodeTraceMfuAndNcuMix) {
   // The seed's decode example: 38 ms per token for a 0.85B model on an H200 (MBU 0.87%), its trace, and an ncu
   // export. The goal is TPOT (the mfu result is a decode step); the trace shows the GPU busy 4.7% of its active

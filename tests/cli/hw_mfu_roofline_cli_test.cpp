@@ -194,7 +194,7 @@ TEST(CliHw, ShowGivesMeasuredCeilingsInTheirUnitsWithSpread) {
 TEST(CliHw, ShowUnknownChipIsOneLineExitTwo) {
   const CliRun r = run({"hw", "show", "nosuch"});
   EXPECT_TRUE(is_one_line_error(r, {"perfhound hw: ", "'nosuch'", "h200-sxm"}));
-  EXPECT_TRUE(is_one_line_error(run({"hw", "show"}), {"hw show"}));
+  EXPECT_TRUE(is_one_line_error(run({"hw", "show"}), {"perfhound hw: show: name a chip (see 'perfhound hw list')"}));
   EXPECT_TRUE(is_one_line_error(run({"hw", "frobnicate"}), {"perfhound hw: ", "frobnicate", "(see 'perfhound hw --help')"}));
 }
 

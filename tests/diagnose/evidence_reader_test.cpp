@@ -212,7 +212,7 @@ TEST(EvidenceReader, Errors) {
   Evidence g;
   auto text_mfu = add_document(g, mfu_typed, "m.json");
   ASSERT_FALSE(text_mfu.ok());
-  EXPECT_EQ(text_mfu.error().message, "'m.json': perfhound.mfu document has 'mfu' that is a string, not a number");
+  EXPECT_EQ(text_mfu.error().message, "'m.json': perfhound.mfu document has 'result.measured.mfu' that is a string, not a number");
   mfu_typed["result"]["measured"]["mfu"] = 0.4;
   mfu_typed["result"]["bound"]["binding_roof"] = 3;
   Evidence h;
@@ -229,13 +229,14 @@ TEST(EvidenceReader, Errors) {
   Evidence l;
   auto status = add_document(l, load, "l.json");
   ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.error().message, "'l.json': perfhound.load document has 'status' that is a number, not a string");
+  EXPECT_EQ(status.error().message, "'l.json': perfhound.load document has 'result.status' that is a number, not a string");
   load = read_json("diagnose/load_sim_c1.json");
   load["result"]["summary"]["requests"]["completed"] = "40";
   Evidence n;
   auto count = add_document(n, load, "l.json");
   ASSERT_FALSE(count.ok());
-  EXPECT_EQ(count.error().message, "'l.json': perfhound.load document has 'completed' that is a string, not a count");
+  EXPECT_EQ(count.error().message,
+            "'l.json': perfhound.load document has 'result.summary.requests.completed' that is a string, not a count");
 
   Json ranks = {{"ranks", Json::array()}, {"comparison", Json::object()}};
   auto folder = add_trace_result(f, ranks, "ranks.json");
