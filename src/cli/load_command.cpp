@@ -36,16 +36,17 @@ class LoadCommand final : public Command {
   }
 
   core::Result<int> run(const Context& context) override {
-    PH_TRY(check_load_level(LoadLevel{concurrency_, rate_}));
+    const LoadLevel level{concurrency_, rate_};
+    PH_TRY(check_load_level(level));
     PH_TRY(check_not_an_input("--records", records_, {flags_.dataset}));
     PH_TRY(check_not_an_input("-o", output_.output_path, {flags_.dataset}));
     PH_TRY(check_distinct_outputs("--records", records_, "-o", output_.output_path));
-    PH_TRY(flags_.check_flags_apply(rate_.has_value(), flags_.replays(LoadLevel{concurrency_, rate_})));
+    PH_TRY(flags_.check_flags_apply(rate_.has_value(), flags_.replays(level)));
     // Under mpirun only rank 0 writes, and a folder on its host alone is fine: the write says so if not.
     if (!mpi::active()) PH_TRY(check_output_folder(output_));
     PH_ASSIGN_OR_RETURN(const auto session, LoadSession::open("load", flags_, context));
     const bool show_progress = !quiet_ && !output_.json && isatty(STDERR_FILENO) == 1;
-    PH_ASSIGN_OR_RETURN(const LoadRun run, session->run(LoadLevel{concurrency_, rate_}, records_, *context.err, show_progress));
+    PH_ASSIGN_OR_RETURN(const LoadRun run, session->run(level, records_, *context.err, show_progress));
     PH_TRY(emit_result(context, output_, run.document, run.text, diagnostic_lines(run.diagnostics)));
     if (run.interrupted) return kExitInterrupted;
     if (!run.valid || !run.slo_passed || run.drift_found) return kExitCheckFailed;

@@ -57,9 +57,14 @@ const Json& at(const Json& j, std::string_view key, std::string_view path) {
   return *it;
 }
 
+// `value`, found under `path`, is not the `wanted` type ("number", "string").
+[[noreturn]] void wrong_type(const Json& value, std::string_view path, std::string_view wanted) {
+  throw BadField{std::string(path), fmt::format("is a {}, not a {}", value.type_name(), wanted), &value};
+}
+
 std::string string_at(const Json& j, std::string_view key, std::string_view path) {
   const Json& v = at(j, key, path);
-  if (!v.is_string()) throw BadField{std::string(path), fmt::format("is a {}, not a string", v.type_name()), &v};
+  if (!v.is_string()) wrong_type(v, path, "string");
   return v.get<std::string>();
 }
 
@@ -69,9 +74,7 @@ double number_or_nan(const Json& j, std::string_view key) {
   if (!j.is_object()) return kNaN;
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return kNaN;
-  if (!it->is_number()) {
-    throw BadField{std::string(key), fmt::format("is a {}, not a number", it->type_name()), &*it};
-  }
+  if (!it->is_number()) wrong_type(*it, key, "number");
   return it->get<double>();
 }
 
@@ -86,7 +89,7 @@ std::string string_or(const Json& j, std::string_view key, std::string fallback 
   if (!j.is_object()) return fallback;
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
-  if (!it->is_string()) throw BadField{std::string(key), fmt::format("is a {}, not a string", it->type_name()), &*it};
+  if (!it->is_string()) wrong_type(*it, key, "string");
   return it->get<std::string>();
 }
 
